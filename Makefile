@@ -1,0 +1,82 @@
+# CUDA Kernel Workbook: the commands you type. A thin layer over CMake and tools/workbook.py.
+# `make help` lists them.
+
+BUILD     ?= build
+CUDA_ARCH ?=
+PYTHON    ?= python3
+GENERATOR := $(shell command -v ninja >/dev/null 2>&1 && echo Ninja || echo "Unix Makefiles")
+JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
+
+# `make check-chapter 2` passes the chapter as a second goal; N=2 works too. Numbers given as goals
+# are arguments, not targets (the rule at the end makes them do nothing on their own).
+CHAPTER_NUMBERS := 1 2 3 4 5 6 7 8 9 01 02 03 04 05 06 07 08 09
+GOAL_NUMBER     := $(firstword $(filter $(CHAPTER_NUMBERS),$(MAKECMDGOALS)))
+N               ?= $(GOAL_NUMBER)
+CH              ?= $(N)
+CHAPTER         := $(if $(CH),$(shell printf '%02d' '$(CH)' 2>/dev/null))
+
+.PHONY: help configure check-chapter test docs bench memcheck-chapter selfcheck clean chapters
+
+help:
+	@echo "CUDA Kernel Workbook"
+	@echo ""
+	@echo "  make check-chapter N     grade your exercises of chapter N (also: N=2, STAGE=3 for one stage)"
+	@echo "  make memcheck-chapter N  run chapter N's grader under compute-sanitizer (finds bad accesses)"
+	@echo "  make chapters            list the chapters and their stages"
+	@echo "  make test                build everything, check the reference solutions and the harness"
+	@echo "  make selfcheck           make test, plus: every untouched skeleton reports 'not implemented yet'"
+	@echo "  make bench               time every reference stage and library baseline: build/bench/results.md"
+	@echo "  make docs                build the documentation site: build/docs/html/index.html"
+	@echo "  make clean               delete the build folder (your exercises are never touched)"
+	@echo ""
+	@echo "  Options: CUDA_ARCH=90 builds for that compute capability (default: this machine's GPU)."
+
+$(BUILD)/CMakeCache.txt:
+	@command -v cmake >/dev/null 2>&1 || { echo "CMake was not found: install it (Debian/Ubuntu: sudo apt-get install cmake)."; exit 1; }
+	cmake -S . -B $(BUILD) -G "$(GENERATOR)" $(if $(CUDA_ARCH),-DWORKBOOK_CUDA_ARCH=$(CUDA_ARCH))
+
+configure: $(BUILD)/CMakeCache.txt
+	@$(if $(CUDA_ARCH),cmake -S . -B $(BUILD) -DWORKBOOK_CUDA_ARCH=$(CUDA_ARCH) >/dev/null,true)
+
+define need_chapter
+	@if [ -z "$(CH)" ]; then echo "Say which chapter, e.g. make $(1) 2 (chapters: 1 to 7, see make chapters)."; exit 2; fi
+	@$(PYTHON) tools/workbook.py chapters >/dev/null 2>&1 || { echo "Python 3 was not found: install it (Debian/Ubuntu: sudo apt-get install python3)."; exit 1; }
+	@if ! ls -d chapters/$(CHAPTER)_* >/dev/null 2>&1; then $(PYTHON) tools/workbook.py check $(CH); exit 2; fi
+endef
+
+check-chapter: configure
+	$(call need_chapter,check-chapter)
+	@cmake --build $(BUILD) --target ch$(CHAPTER) -j $(JOBS)
+	@$(PYTHON) tools/workbook.py check $(CH) $(if $(STAGE),--stage $(STAGE))
+
+memcheck-chapter: configure
+	$(call need_chapter,memcheck-chapter)
+	@command -v compute-sanitizer >/dev/null 2>&1 || { echo "compute-sanitizer was not found: it ships with the CUDA Toolkit (bin/ folder); put that folder on PATH."; exit 1; }
+	@cmake --build $(BUILD) --target ch$(CHAPTER) -j $(JOBS)
+	WORKBOOK_CORRECTNESS_ONLY=1 WORKBOOK_KERNEL_TIMEOUT=600 compute-sanitizer --tool memcheck --error-exitcode 1 \
+	  $(BUILD)/bin/ch$(CHAPTER)_grade_exercises $(if $(STAGE),"[stage$(STAGE)]")
+
+chapters:
+	@$(PYTHON) tools/workbook.py chapters
+
+test: configure
+	cmake --build $(BUILD) -j $(JOBS)
+	ctest --test-dir $(BUILD) --output-on-failure -LE skeletons
+
+selfcheck: configure
+	cmake --build $(BUILD) -j $(JOBS)
+	ctest --test-dir $(BUILD) --output-on-failure
+
+bench: configure
+	cmake --build $(BUILD) -j $(JOBS)
+	@$(PYTHON) tools/workbook.py bench
+
+docs: configure
+	cmake --build $(BUILD) --target docs
+
+clean:
+	rm -rf $(BUILD)
+
+# Chapter numbers given as goals (make check-chapter 2) are arguments: do nothing for them.
+$(CHAPTER_NUMBERS):
+	@:

@@ -1,0 +1,266 @@
+// Chapter 1 grader: every stage against a float64 CPU reference on adversarial inputs, then timed
+// against the reference stages in the same run. See chapters/common/grading.hpp for the rules.
+#define WORKBOOK_TRACK reference
+#include "01_elementwise/stages.cuh"
+#undef WORKBOOK_TRACK
+#define WORKBOOK_TRACK learner
+#include "01_elementwise/stages.cuh"
+#undef WORKBOOK_TRACK
+
+#include "01_elementwise/reference.hpp"
+#include "01_elementwise/unfused_baseline.hpp"
+#include "common/grader.hpp"
+
+#include <cfloat>
+#include <cmath>
+#include <limits>
+
+namespace {
+
+using ch01::Activation;
+using std::int64_t;
+
+/// Sizes every stage must get right: tiny, around warp and block sizes, every remainder mod 4 and
+/// mod 8, a prime, and a large one with a tail.
+const std::vector<int64_t> kSizes = {1, 2, 3, 4, 5, 7, 8, 9, 15, 31, 32, 33, 255, 256, 257, 1000, 4097, 65537,
+                                     (int64_t(1) << 20) + 3};
+
+/// The timed size: 3 arrays of 256 MiB, far beyond any L2, and not a multiple of 8.
+constexpr int64_t kTimedElements = (int64_t(1) << 26) + 3;
+
+/// IEEE special values mixed into ordinary ones.
+std::vector<float> with_specials(std::vector<float> v, bool include_nan)
+{
+    const float specials[] = {INFINITY, -INFINITY, FLT_MAX, -FLT_MAX, FLT_MIN, -FLT_MIN, 1e-40f, -0.0f, 0.0f,
+                              include_nan ? NAN : 1.0f};
+    for (std::size_t i = 0; i < v.size(); ++i) {
+        if (i % 3 == 0) v[i] = specials[(i / 3) % (sizeof specials / sizeof specials[0])];
+    }
+    return v;
+}
+
+std::string name_of(Activation act) { return act == Activation::relu ? "relu" : "sigmoid"; }
+
+/// 32 float ulps for sigmoid (the fast __expf has a few ulps per unit of |x|), exact for relu.
+wb::Tolerance activation_tolerance(Activation act)
+{
+    return act == Activation::relu ? wb::Tolerance::exact() : wb::Tolerance{1e-30, 32 * 0x1.0p-23};
+}
+
+// ---- float add (stages 1, 2) -------------------------------------------------------------------
+
+using AddLauncher = void (*)(const float*, const float*, float*, int64_t, cudaStream_t);
+
+void check_add_once(wb::Stage& stage, AddLauncher add, const std::vector<float>& a, const std::vector<float>& b,
+                    const std::string& label)
+{
+    wb::DeviceBuffer<float> da(a), db(b), dc(a.size());
+    dc.poison();
+    stage.run([&](cudaStream_t s) { add(da.data(), db.data(), dc.data(), static_cast<int64_t>(a.size()), s); });
+    stage.expect(wb::compare(ch01::add_reference(a, b), dc.download(), wb::Tolerance::exact()), label);
+}
+
+void check_add(wb::Stage& stage, AddLauncher add)
+{
+    wb::Rng rng(1);
+    for (int64_t n : kSizes) {
+        const auto a = wb::uniform_floats(n, -100.f, 100.f, rng);
+        const auto b = wb::uniform_floats(n, -100.f, 100.f, rng);
+        check_add_once(stage, add, a, b, "n = " + std::to_string(n));
+    }
+    const auto a = with_specials(wb::uniform_floats(997, -1e30f, 1e30f, rng), true);
+    const auto b = with_specials(wb::uniform_floats(997, -1e30f, 1e30f, rng), false);
+    check_add_once(stage, add, a, b, "n = 997 with inf, -inf, NaN, FLT_MAX, denormals, -0");
+}
+
+void time_add(wb::Stage& stage, AddLauncher add, AddLauncher previous, AddLauncher current)
+{
+    const int64_t n = kTimedElements;
+    wb::DeviceBuffer<float> a(n), b(n), c(n);
+    wb::fill_uniform_device(a.data(), n, wb::seed() + 11, -1.f, 1.f, stage.stream());
+    wb::fill_uniform_device(b.data(), n, wb::seed() + 12, -1.f, 1.f, stage.stream());
+    auto launch_of = [&](AddLauncher f) { return [&, f](cudaStream_t s) { f(a.data(), b.data(), c.data(), n, s); }; };
+    wb::SpeedCase speed;
+    speed.description = "2^26 + 3 floats";
+    speed.candidate = launch_of(add);
+    if (previous) speed.previous_reference = launch_of(previous);
+    speed.current_reference = launch_of(current);
+    speed.bytes = 3.0 * n * sizeof(float);
+    speed.recheck = [&] {
+        c.poison();
+        stage.run(launch_of(add));
+        stage.expect(wb::compare(ch01::add_reference(a.download(), b.download()), c.download(), wb::Tolerance::exact()),
+                     "the timed inputs, after timing");
+    };
+    stage.check_speed(speed);
+}
+
+// ---- fused add + activation (stages 3, 4) ----------------------------------------------------------
+
+template <typename T>
+using ActLauncher = void (*)(const T*, const T*, T*, int64_t, Activation, cudaStream_t);
+
+std::vector<__half> to_half(const std::vector<float>& v)
+{
+    std::vector<__half> h(v.size());
+    for (std::size_t i = 0; i < v.size(); ++i) h[i] = __float2half_rn(v[i]);
+    return h;
+}
+
+template <typename T>
+void check_add_act_once(wb::Stage& stage, ActLauncher<T> f, const std::vector<T>& a, const std::vector<T>& b,
+                        Activation act, const std::string& label)
+{
+    wb::DeviceBuffer<T> da(a), db(b), dy(a.size());
+    dy.poison();
+    stage.run([&](cudaStream_t s) { f(da.data(), db.data(), dy.data(), static_cast<int64_t>(a.size()), act, s); });
+    auto expected = ch01::add_act_reference(a, b, act);
+    wb::Tolerance tolerance = activation_tolerance(act);
+    if constexpr (std::is_same_v<T, __half>) {
+        expected = wb::round_to_half(expected);
+        tolerance = {0x1.0p-24, 0x1.0p-10};   // one half-precision ulp (subnormal spacing near zero)
+    } else {
+        expected = wb::round_to_float(expected);
+    }
+    stage.expect(wb::compare(expected, dy.download(), tolerance), label + ", " + name_of(act));
+}
+
+template <typename T>
+void check_add_act(wb::Stage& stage, ActLauncher<T> f)
+{
+    wb::Rng rng(2);
+    auto convert = [](const std::vector<float>& v) {
+        if constexpr (std::is_same_v<T, __half>) {
+            return to_half(v);
+        } else {
+            return v;
+        }
+    };
+    for (Activation act : {Activation::relu, Activation::sigmoid}) {
+        for (int64_t n : kSizes) {
+            const auto a = convert(wb::uniform_floats(n, -5.f, 5.f, rng));
+            const auto b = convert(wb::uniform_floats(n, -5.f, 5.f, rng));
+            check_add_act_once<T>(stage, f, a, b, act, "n = " + std::to_string(n));
+        }
+        // Infinities and huge values (no NaN: relu of NaN is not pinned down by the contract).
+        const auto a = convert(with_specials(wb::uniform_floats(999, -60.f, 60.f, rng), false));
+        const auto b = convert(wb::uniform_floats(999, -60.f, 60.f, rng));
+        check_add_act_once<T>(stage, f, a, b, act, "n = 999 with inf, -inf, huge and tiny values");
+    }
+}
+
+}  // namespace
+
+TEST_CASE("stage 1: naive add", "[stage1]")
+{
+    wb::grade_stage(1, [](wb::Stage& stage) {
+        check_add(stage, candidate::add_1_naive);
+        time_add(stage, candidate::add_1_naive, nullptr, reference::add_1_naive);
+    });
+}
+
+TEST_CASE("stage 2: float4 add", "[stage2]")
+{
+    wb::grade_stage(2, [](wb::Stage& stage) {
+        check_add(stage, candidate::add_2_vectorized);
+        time_add(stage, candidate::add_2_vectorized, reference::add_1_naive, reference::add_2_vectorized);
+    });
+}
+
+TEST_CASE("stage 3: fused add + activation", "[stage3]")
+{
+    wb::grade_stage(3, [](wb::Stage& stage) {
+        check_add_act<float>(stage, candidate::add_act_3_fused);
+        const int64_t n = kTimedElements;
+        wb::DeviceBuffer<float> a(n), b(n), sum(n), y(n);
+        wb::fill_uniform_device(a.data(), n, wb::seed() + 21, -4.f, 4.f, stage.stream());
+        wb::fill_uniform_device(b.data(), n, wb::seed() + 22, -4.f, 4.f, stage.stream());
+        const Activation act = Activation::sigmoid;
+        wb::SpeedCase speed;
+        speed.description = "2^26 + 3 floats, sigmoid";
+        speed.candidate = [&](cudaStream_t s) { candidate::add_act_3_fused(a.data(), b.data(), y.data(), n, act, s); };
+        speed.current_reference = [&](cudaStream_t s) {
+            reference::add_act_3_fused(a.data(), b.data(), y.data(), n, act, s);
+        };
+        speed.previous_reference = [&](cudaStream_t s) {
+            reference::add_2_vectorized(a.data(), b.data(), sum.data(), n, s);
+            ch01::activation_pass(sum.data(), y.data(), n, act, s);
+        };
+        speed.previous_label = "the unfused pair (stage 2 add, then an activation kernel)";
+        speed.bytes = 3.0 * n * sizeof(float);
+        stage.check_speed(speed);
+    });
+}
+
+TEST_CASE("stage 4: half precision", "[stage4]")
+{
+    wb::grade_stage(4, [](wb::Stage& stage) {
+        check_add_act<__half>(stage, candidate::add_act_4_half2);
+        const int64_t n = kTimedElements;
+        wb::DeviceBuffer<__half> a(n), b(n), y(n);
+        wb::DeviceBuffer<float> af(n), bf(n), yf(n);
+        wb::fill_uniform_device(a.data(), n, wb::seed() + 31, -4.f, 4.f, stage.stream());
+        wb::fill_uniform_device(b.data(), n, wb::seed() + 32, -4.f, 4.f, stage.stream());
+        wb::fill_uniform_device(af.data(), n, wb::seed() + 33, -4.f, 4.f, stage.stream());
+        wb::fill_uniform_device(bf.data(), n, wb::seed() + 34, -4.f, 4.f, stage.stream());
+        const Activation act = Activation::sigmoid;
+        wb::SpeedCase speed;
+        speed.description = "2^26 + 3 halves, sigmoid";
+        speed.candidate = [&](cudaStream_t s) { candidate::add_act_4_half2(a.data(), b.data(), y.data(), n, act, s); };
+        speed.current_reference = [&](cudaStream_t s) {
+            reference::add_act_4_half2(a.data(), b.data(), y.data(), n, act, s);
+        };
+        speed.previous_reference = [&](cudaStream_t s) {
+            reference::add_act_3_fused(af.data(), bf.data(), yf.data(), n, act, s);
+        };
+        speed.previous_label = "reference stage 3 on as many floats";
+        speed.bytes = 3.0 * n * sizeof(__half);
+        stage.check_speed(speed);
+    });
+}
+
+// `make bench`: every reference stage at the size of the anchor measurements (2^28 elements).
+TEST_CASE("bench: chapter 1", "[.bench]")
+{
+    if (!wb::bench_can_run()) return;
+    const int64_t n = int64_t(1) << 28;
+    const std::string shape = std::to_string(n);
+    wb::Stream stream;
+    const cudaStream_t s = stream.get();
+    wb::DeviceBuffer<float> a(n), b(n), c(n), d(n);
+    wb::fill_uniform_device(a.data(), n, 1, -4.f, 4.f, s);
+    wb::fill_uniform_device(b.data(), n, 2, -4.f, 4.f, s);
+    const double bytes3 = 3.0 * n * sizeof(float);
+    auto row = [&](const std::string& op, const std::string& variant, int stage_id, double ms, double bytes,
+                   const std::string& dtype) { wb::print_bench_row({op, variant, shape, dtype, ms, bytes, 0.0, stage_id}); };
+    row("copy", "cudaMemcpyAsync device to device", 0,
+        wb::median_ms(s, [&](cudaStream_t st) {
+            WB_CUDA_CHECK(cudaMemcpyAsync(c.data(), a.data(), n * sizeof(float), cudaMemcpyDeviceToDevice, st));
+        }),
+        2.0 * n * sizeof(float), "float32");
+    row("add", "stage 1: naive add", 1,
+        wb::median_ms(s, [&](cudaStream_t st) { reference::add_1_naive(a.data(), b.data(), c.data(), n, st); }), bytes3,
+        "float32");
+    row("add", "stage 2: float4 add", 2,
+        wb::median_ms(s, [&](cudaStream_t st) { reference::add_2_vectorized(a.data(), b.data(), c.data(), n, st); }),
+        bytes3, "float32");
+    for (Activation act : {Activation::relu, Activation::sigmoid}) {
+        row("add+" + name_of(act), "unfused: stage 2 add, then activation", 0,
+            wb::median_ms(s, [&](cudaStream_t st) {
+                reference::add_2_vectorized(a.data(), b.data(), c.data(), n, st);
+                ch01::activation_pass(c.data(), d.data(), n, act, st);
+            }),
+            bytes3, "float32");
+        row("add+" + name_of(act), "stage 3: fused", 3,
+            wb::median_ms(s, [&](cudaStream_t st) { reference::add_act_3_fused(a.data(), b.data(), c.data(), n, act, st); }),
+            bytes3, "float32");
+    }
+    wb::DeviceBuffer<__half> ha(n), hb(n), hc(n);
+    wb::fill_uniform_device(ha.data(), n, 3, -4.f, 4.f, s);
+    wb::fill_uniform_device(hb.data(), n, 4, -4.f, 4.f, s);
+    for (Activation act : {Activation::relu, Activation::sigmoid}) {
+        row("add+" + name_of(act), "stage 4: half precision", 4,
+            wb::median_ms(s, [&](cudaStream_t st) { reference::add_act_4_half2(ha.data(), hb.data(), hc.data(), n, act, st); }),
+            3.0 * n * sizeof(__half), "float16");
+    }
+}

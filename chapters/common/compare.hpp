@@ -1,0 +1,98 @@
+/// @file compare.hpp
+/// @brief Comparing a kernel's output with a float64 CPU reference, and saying what went wrong.
+///
+/// ## Tolerances
+/// An element passes when `|got - expected| <= abs + rel * |expected|` (both infinities of the same
+/// sign, and NaN where NaN is expected, pass too). The constructors below derive abs and rel from the
+/// operation and the size, so that a correct kernel always passes and a wrong one cannot:
+/// - exact(): integer-valued data, or one correctly rounded float operation per element (c = a + b).
+/// - ulps(k): k units in the last place of the output type (e.g. a fast-math exp, a division).
+/// - sum_of(n, sum_abs, depth): a float32 sum of n terms whose longest chain of additions is at most
+///   `depth` long. Each addition rounds with relative error <= 2^-24, so the error is at most
+///   depth * 2^-24 * sum|x_i| (Higham, Accuracy and Stability of Numerical Algorithms, section 4.2).
+///   The graders state the depth they allow (e.g. "at most 4096 additions in one thread's chain").
+/// - Half-precision outputs are compared after rounding the reference to the output type, within
+///   one unit in the last place of that type.
+#pragma once
+
+#include "common/buffers.hpp"
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace wb {
+
+/// How close a result must be: |got - expected| <= abs + rel * |expected|.
+struct Tolerance {
+    double abs = 0.0;
+    double rel = 0.0;
+    std::string describe() const;
+
+    static Tolerance exact() { return {0.0, 0.0}; }
+    /// @p k units in the last place of a float32 result (relative 2^-23 each).
+    static Tolerance ulps(double k) { return {0.0, k * 0x1.0p-23}; }
+    /// A float32 sum of terms with sum of absolute values @p sum_abs and chains of at most @p depth
+    /// additions (see the file comment).
+    static Tolerance sum_of(double sum_abs, double depth) { return {depth * 0x1.0p-24 * sum_abs + 1e-30, 0.0}; }
+};
+
+/// Where elements live, so that a report can say "row 3, column 17" instead of "index 401".
+struct Layout {
+    std::int64_t rows = 1;   ///< 1 for plain vectors
+    std::int64_t cols = 0;   ///< 0 for plain vectors; the row length otherwise
+    static Layout vector() { return {}; }
+    static Layout matrix(std::int64_t rows, std::int64_t cols) { return {rows, cols}; }
+};
+
+/// What a comparison found.
+struct CompareReport {
+    bool ok = true;
+    bool nothing_written = false;   ///< every element still holds the poison: "not implemented yet"
+    std::int64_t count = 0;         ///< elements compared
+    std::int64_t bad = 0;           ///< elements outside the tolerance (untouched ones included)
+    std::int64_t untouched = 0;     ///< elements the kernel never wrote
+    std::int64_t first_bad = -1;
+    double expected_at_first = 0.0;
+    double got_at_first = 0.0;
+    double max_error = 0.0;         ///< largest |got - expected| over all elements
+    std::string message;            ///< several lines: what, where, likely cause
+};
+
+/// Element-wise comparison core; @p untouched[i] is 1 where the output still holds the poison.
+CompareReport compare_values(const std::vector<double>& expected, const std::vector<double>& got,
+                             const std::vector<std::uint8_t>& untouched, const Tolerance& tolerance,
+                             const Layout& layout);
+
+inline double to_double(float v) { return v; }
+inline double to_double(double v) { return v; }
+inline double to_double(__half v) { return static_cast<double>(__half2float(v)); }
+inline double to_double(__nv_bfloat16 v) { return static_cast<double>(__bfloat162float(v)); }
+
+/// Compares a downloaded output of any element type with the float64 reference.
+template <typename T>
+CompareReport compare(const std::vector<double>& expected, const std::vector<T>& got, const Tolerance& tolerance,
+                      const Layout& layout = Layout::vector())
+{
+    std::vector<double> values(got.size());
+    std::vector<std::uint8_t> untouched(got.size());
+    for (std::size_t i = 0; i < got.size(); ++i) {
+        untouched[i] = is_poison(got[i]) ? 1 : 0;
+        values[i] = to_double(got[i]);
+    }
+    return compare_values(expected, values, untouched, tolerance, layout);
+}
+
+/// Rounds a float64 reference to what the output type can hold (e.g. expected halves).
+std::vector<double> round_to_half(const std::vector<double>& values);
+std::vector<double> round_to_bfloat16(const std::vector<double>& values);
+std::vector<double> round_to_float(const std::vector<double>& values);
+
+/// Formats a number for reports: shortest form that shows the difference that matters.
+std::string format_number(double value);
+
+}  // namespace wb

@@ -1,0 +1,285 @@
+#include "common/grading.hpp"
+
+#include "common/cuda_check.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+
+namespace wb {
+
+const char* status_name(Status status)
+{
+    switch (status) {
+        case Status::passed: return "passed";
+        case Status::wrong: return "wrong";
+        case Status::not_implemented: return "not-implemented";
+        case Status::too_slow: return "too-slow";
+        case Status::crashed: return "crashed";
+        case Status::hung: return "hung";
+        case Status::skipped: return "skipped";
+    }
+    return "unknown";
+}
+
+namespace {
+
+std::string json_string(const std::string& text)
+{
+    std::string out = "\"";
+    for (char c : text) {
+        switch (c) {
+            case '"': out += "\\\""; break;
+            case '\\': out += "\\\\"; break;
+            case '\n': out += "\\n"; break;
+            case '\t': out += "\\t"; break;
+            default:
+                if (static_cast<unsigned char>(c) < 0x20) continue;
+                out += c;
+        }
+    }
+    return out + "\"";
+}
+
+std::string json_number(double value)
+{
+    if (!std::isfinite(value)) return "null";
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, "%.6g", value);
+    return buffer;
+}
+
+std::string memcheck_hint(int chapter)
+{
+    return "Run `make memcheck-chapter " + std::to_string(chapter) +
+           "` to see the line that made the bad access (compute-sanitizer).";
+}
+
+/// Errors that leave the GPU usable are a rejected launch configuration; the rest are crashes.
+bool is_launch_configuration_error(cudaError_t code)
+{
+    return code == cudaErrorInvalidConfiguration || code == cudaErrorInvalidValue ||
+           code == cudaErrorLaunchOutOfResources || code == cudaErrorInvalidDeviceFunction ||
+           code == cudaErrorNoKernelImageForDevice;
+}
+
+StageFailure failure_from_cuda(const CudaError& error, int chapter)
+{
+    if (is_launch_configuration_error(error.code())) {
+        return {Status::crashed, std::string("your launch was rejected: ") + error.what() +
+                                     ".\n  likely cause: more than 1024 threads per block, a grid or block of "
+                                     "size 0, more shared memory than the GPU allows, or too many registers "
+                                     "for the block size."};
+    }
+    return {Status::crashed, std::string("the GPU reported an error: ") + error.what() +
+                                 ".\n  likely cause: a kernel read or wrote outside its arrays (an index past the "
+                                 "end, a missing bounds test, a misaligned vector access).\n  " +
+                                 memcheck_hint(chapter)};
+}
+
+void print_result(const GraderContext& context, const StageInfo& info, Status status, const std::string& message, const std::string& fields)
+{
+    std::string first_line = message.substr(0, message.find('\n'));
+    std::printf("WORKBOOK-RESULT {\"chapter\": %d, \"stage\": %d, \"track\": \"%s\", \"status\": \"%s\", "
+                "\"title\": %s%s, \"summary\": %s}\n",
+                context.chapter, info.id, context.track, status_name(status), json_string(info.title).c_str(),
+                fields.c_str(), json_string(first_line).c_str());
+    std::fflush(stdout);
+}
+
+}  // namespace
+
+Stage::Stage(const GraderContext& context, const StageInfo& info) : context_(context), info_(info) {}
+
+std::string Stage::memcheck_hint() const { return wb::memcheck_hint(context_.chapter); }
+
+void Stage::record(const std::string& key, double value)
+{
+    extra_fields_ += ", " + json_string(key) + ": " + json_number(value);
+}
+
+void Stage::run(const Launch& launch)
+{
+    try {
+        launch(stream());
+    } catch (const CudaError& error) {
+        throw failure_from_cuda(error, context_.chapter);
+    }
+    const cudaError_t launch_error = cudaGetLastError();
+    if (launch_error != cudaSuccess) {
+        throw failure_from_cuda(CudaError(launch_error, std::string(cudaGetErrorName(launch_error)) + " (" +
+                                                            cudaGetErrorString(launch_error) + ") after your launcher returned"),
+                                context_.chapter);
+    }
+    try {
+        synchronize_with_timeout(stream());
+    } catch (const CudaError& error) {
+        throw failure_from_cuda(error, context_.chapter);
+    }
+}
+
+void Stage::expect(const CompareReport& report, const std::string& case_name)
+{
+    if (report.ok) {
+        std::printf("  ok    %s\n", case_name.c_str());
+        return;
+    }
+    if (report.nothing_written) throw StageFailure{Status::not_implemented, report.message};
+    throw StageFailure{Status::wrong, "wrong result for " + case_name + ": " + report.message};
+}
+
+void Stage::check_speed(const SpeedCase& speed)
+{
+    if (const char* only = std::getenv("WORKBOOK_CORRECTNESS_ONLY"); only && *only && *only != '0') {
+        std::printf("  speed not measured (WORKBOOK_CORRECTNESS_ONLY is set)\n");
+        return;
+    }
+    const double copy_gbps = copy_bandwidth_gbps();
+    const bool has_target = info_.speedup_target > 0.0 && speed.previous_reference;
+
+    auto describe_rate = [&](double ms) {
+        std::ostringstream text;
+        text.setf(std::ios::fixed);
+        text.precision(3);
+        text << ms << " ms";
+        text.precision(0);
+        if (speed.flops > 0) {
+            text.precision(2);
+            text << ", " << speed.flops / (ms * 1e-3) / 1e12 << " TFLOP/s";
+        } else if (speed.bytes > 0) {
+            const double gbps = speed.bytes / (ms * 1e-3) / 1e9;
+            text << ", " << gbps << " GB/s (" << 100.0 * gbps / copy_gbps << "% of copy bandwidth)";
+        }
+        return text.str();
+    };
+
+    std::vector<Launch> launches{speed.candidate, speed.current_reference};
+    if (has_target) launches.push_back(speed.previous_reference);
+
+    double t_candidate = 0, t_reference = 0, t_previous = 0, speedup = 0, gain = 0, required = 0;
+    bool fast_enough = true;
+    const int attempts = has_target ? 3 : 1;
+    for (int attempt = 1; attempt <= attempts; ++attempt) {
+        std::vector<double> ms;
+        try {
+            ms = interleaved_median_ms(stream(), launches);
+        } catch (const CudaError& error) {
+            throw failure_from_cuda(error, context_.chapter);
+        }
+        t_candidate = ms[0];
+        t_reference = ms[1];
+        if (!has_target) break;
+        t_previous = ms[2];
+        speedup = t_previous / t_candidate;
+        gain = t_previous / t_reference;
+        required = required_speedup(info_.speedup_target, gain);
+        fast_enough = speedup >= required;
+        if (fast_enough) break;
+        if (attempt < attempts) std::printf("  speed x%.2f < x%.2f: measuring again\n", speedup, required);
+    }
+
+    std::printf("  speed (%s): this stage %s\n", speed.description.c_str(), describe_rate(t_candidate).c_str());
+    record("ms", t_candidate);
+    record("copy_gbps", copy_gbps);
+    if (speed.bytes > 0) {
+        const double gbps = speed.bytes / (t_candidate * 1e-3) / 1e9;
+        record("gbps", gbps);
+        record("pct_copy", 100.0 * gbps / copy_gbps);
+        if (gbps > 1.3 * copy_gbps) {
+            throw StageFailure{Status::wrong, "implausibly fast: " + describe_rate(t_candidate) +
+                                                  " is more than the memory can deliver. Does the kernel really "
+                                                  "read every input and write every output on the stream it is given?"};
+        }
+    }
+    if (speed.flops > 0) record("tflops", speed.flops / (t_candidate * 1e-3) / 1e12);
+    if (speed.recheck) speed.recheck();
+    if (!has_target) {
+        std::printf("        reference stage %d: %s (no speed target for this stage)\n", info_.id,
+                    describe_rate(t_reference).c_str());
+        return;
+    }
+    record("speedup", speedup);
+    record("required", required);
+    record("reference_gain", gain);
+    const std::string previous = speed.previous_label.empty() ? "reference stage " + std::to_string(info_.id - 1)
+                                                              : speed.previous_label;
+    char line[512];
+    std::snprintf(line, sizeof line,
+                  "x%.2f over %s (%.3f ms); required x%.2f (target x%.2f, capped at 80%% of the x%.2f that "
+                  "reference stage %d gains on this GPU)",
+                  speedup, previous.c_str(), t_previous, required, info_.speedup_target, gain, info_.id);
+    std::printf("        %s\n", line);
+    if (!fast_enough) {
+        throw StageFailure{Status::too_slow, "correct, but too slow: " + std::string(line) +
+                                                 ".\n  Re-read the stage's idea in the chapter README, or `make hint`."};
+    }
+}
+
+StageVerdict run_stage(const GraderContext& context, const StageInfo& info, const std::function<void(Stage&)>& body)
+{
+    std::printf("== chapter %d, stage %d: %s (%s) ==\n", context.chapter, info.id, info.title,
+                context.track == std::string("learner") ? "your code" : "reference solution");
+    const std::string& unavailable = gpu_unavailable_reason();
+    if (!unavailable.empty()) {
+        std::printf("WORKBOOK-SKIP: %s.\n", unavailable.c_str());
+        print_result(context, info, Status::skipped, unavailable, "");
+        return {Status::skipped, unavailable};
+    }
+    seed();
+    StageVerdict verdict{Status::passed, ""};
+    std::string fields;
+    try {
+        const DeviceInfo& gpu = device_info();
+        std::printf("GPU: %s (compute capability %d.%d, %d SMs)\n", gpu.name.c_str(), gpu.cc_major, gpu.cc_minor,
+                    gpu.sm_count);
+        Stage stage(context, info);
+        try {
+            body(stage);
+        } catch (...) {
+            fields = stage.extra_fields_;
+            throw;
+        }
+        fields = stage.extra_fields_;
+    } catch (const StageFailure& failure) {
+        verdict = {failure.status, failure.message};
+    } catch (const HangError& hang) {
+        verdict = {Status::hung, "a kernel was still running after " + std::to_string(static_cast<int>(hang.seconds)) +
+                                     " s: a deadlock (a __syncthreads() that not every thread of the block "
+                                     "reaches) or a loop that never ends.\n  " + memcheck_hint(context.chapter)};
+        print_result(context, info, verdict.status, verdict.message, fields);
+        std::printf("FAILED: %s\n", verdict.message.c_str());
+        std::fflush(stdout);
+        std::_Exit(1);   // the GPU cannot be freed from a hung kernel inside this process
+    } catch (const CudaError& error) {
+        const StageFailure failure = failure_from_cuda(error, context.chapter);
+        verdict = {failure.status, failure.message};
+    } catch (const std::exception& error) {
+        verdict = {Status::crashed, std::string("the grader stopped: ") + error.what()};
+    }
+    print_result(context, info, verdict.status, verdict.message, fields);
+    if (verdict.status == Status::passed) {
+        std::printf("PASSED: stage %d\n", info.id);
+    } else {
+        std::printf("FAILED (%s): %s\n", status_name(verdict.status), verdict.message.c_str());
+    }
+    return verdict;
+}
+
+void print_bench_row(int chapter, const BenchRow& row)
+{
+    std::string line = "WORKBOOK-BENCH {\"chapter\": " + std::to_string(chapter) +
+                       ", \"op\": " + json_string(row.op) + ", \"variant\": " + json_string(row.variant) +
+                       ", \"stage\": " + std::to_string(row.stage) + ", \"shape\": " + json_string(row.shape) +
+                       ", \"dtype\": " + json_string(row.dtype) + ", \"ms\": " + json_number(row.ms);
+    if (row.bytes > 0) {
+        const double gbps = row.bytes / (row.ms * 1e-3) / 1e9;
+        line += ", \"gbps\": " + json_number(gbps) +
+                ", \"pct_copy\": " + json_number(100.0 * gbps / copy_bandwidth_gbps());
+    }
+    if (row.flops > 0) line += ", \"tflops\": " + json_number(row.flops / (row.ms * 1e-3) / 1e12);
+    line += ", \"gpu\": " + json_string(device_info().name) + ", \"copy_gbps\": " + json_number(copy_bandwidth_gbps()) + "}";
+    std::printf("%s\n", line.c_str());
+    std::fflush(stdout);
+}
+
+}  // namespace wb

@@ -1,0 +1,105 @@
+/// @file grading.hpp
+/// @brief The grading core: a stage's context, its checks, its verdict and its result line.
+///
+/// A grader is compiled twice (see cmake/WorkbookChapter.cmake): with the learner's stages as the
+/// candidate (`make check-chapter N`) and with the reference stages as the candidate (`make test`).
+/// Either way the reference stages are linked too, so the speed check can time them in the same run.
+///
+/// Every stage prints one machine-readable line that the tools read:
+///     WORKBOOK-RESULT {"chapter": 2, "stage": 3, "status": "passed", ...}
+/// with status one of passed, wrong, not-implemented, too-slow, crashed, hung, skipped.
+#pragma once
+
+#include "common/buffers.hpp"
+#include "common/catch.hpp"
+#include "common/compare.hpp"
+#include "common/device.hpp"
+#include "common/device_kernels.hpp"
+#include "common/random.hpp"
+#include "common/stage_info.hpp"
+#include "common/timing.hpp"
+
+#include <functional>
+#include <string>
+
+
+namespace wb {
+
+/// Which grader is running: the chapter, and whose stages are the candidate.
+struct GraderContext {
+    int chapter;
+    const char* track;   ///< "learner" or "reference"
+};
+
+/// How a stage ended.
+enum class Status { passed, wrong, not_implemented, too_slow, crashed, hung, skipped };
+const char* status_name(Status status);
+
+/// Thrown by the checks to end a stage with a verdict.
+struct StageFailure {
+    Status status;
+    std::string message;
+};
+
+/// One timed comparison: the candidate against the reference stages on the same inputs.
+struct SpeedCase {
+    std::string description;        ///< the workload, e.g. "2^26 floats"
+    Launch candidate;               ///< the stage being graded
+    Launch previous_reference;      ///< what the stage must beat (reference stage k-1, or the chapter's baseline)
+    Launch current_reference;       ///< the reference of this stage, to scale the target to this GPU
+    double bytes = 0.0;             ///< bytes the job must move (inputs read once, outputs written once)
+    double flops = 0.0;             ///< floating-point operations, for compute-bound stages
+    std::string previous_label;     ///< how to name previous_reference in the report
+    std::function<void()> recheck;  ///< optional: correctness again after timing (catches cached results)
+};
+
+/// The context a stage's checks run in.
+class Stage {
+public:
+    Stage(const GraderContext& context, const StageInfo& info);
+    const StageInfo& info() const { return info_; }
+    cudaStream_t stream() const { return stream_.get(); }
+
+    /// Runs the candidate's launcher once and waits for it, turning a rejected launch, a crash or a
+    /// hang into a clear failure.
+    void run(const Launch& launch);
+
+    /// Ends the stage when @p report found wrong values. @p case_name says which input it was.
+    void expect(const CompareReport& report, const std::string& case_name);
+
+    /// Times the case and applies the speed rule (timing.hpp). Stages without a target only report.
+    void check_speed(const SpeedCase& speed);
+
+    /// Adds "key": value to the result line.
+    void record(const std::string& key, double value);
+
+private:
+    friend struct StageVerdict run_stage(const GraderContext&, const StageInfo&, const std::function<void(Stage&)>&);
+    std::string memcheck_hint() const;
+    GraderContext context_;
+    const StageInfo& info_;
+    Stream stream_;
+    std::string extra_fields_;
+};
+
+/// Runs @p body for one stage and prints its verdict; returns the status and message.
+struct StageVerdict {
+    Status status;
+    std::string message;
+};
+StageVerdict run_stage(const GraderContext& context, const StageInfo& info, const std::function<void(Stage&)>& body);
+
+/// One row of `make bench`: printed as a WORKBOOK-BENCH line that tools/bench_report.py collects.
+struct BenchRow {
+    std::string op;            ///< e.g. "sum"
+    std::string variant;       ///< e.g. "stage 9: vectorised single pass" or "CUB DeviceReduce::Sum"
+    std::string shape;         ///< e.g. "268435456" or "[49152, 1024]"
+    std::string dtype = "float32";
+    double ms = 0.0;
+    double bytes = 0.0;
+    double flops = 0.0;
+    int stage = 0;             ///< 0 for library baselines
+};
+void print_bench_row(int chapter, const BenchRow& row);
+
+}  // namespace wb

@@ -1,0 +1,60 @@
+/// @file timing.hpp
+/// @brief Timing kernels with CUDA events, and the rule that turns times into a pass or a fail.
+///
+/// ## How a stage is timed
+/// - CUDA events recorded on the launch stream around each launch (no host clocks).
+/// - Warm-up launches first (module load, first-touch, clocks ramping up), then at least 20 timed
+///   launches; the median is reported, so one interrupted run cannot decide the result.
+/// - The learner's launch and the reference launches are interleaved (learner, previous reference,
+///   current reference, learner, ...), so clock and temperature drift affect all of them alike.
+/// - Inputs are several times larger than L2, so the memory system is measured, not the cache.
+///
+/// ## The speed rule
+/// Stage k must be `target_k` times faster than reference stage k-1 (the target comes from the
+/// chapter's stages.json), but never more than 80% of what the reference stage k itself gains over
+/// stage k-1 on this GPU in the same run:
+///     required = min(target_k, 0.8 * t(reference k-1) / t(reference k))
+/// A GPU on which an optimisation matters less therefore asks less of the learner. A failing check is
+/// measured again (up to three measurements in all) before it is reported.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <functional>
+#include <vector>
+
+namespace wb {
+
+/// One launch of something to time; it must put all its work on the stream it is given.
+using Launch = std::function<void(cudaStream_t)>;
+
+/// Median of a list of numbers (the list is copied).
+double median(std::vector<double> values);
+
+/// How many warm-up and timed launches the harness uses.
+struct TimingPlan {
+    int warmup = 3;
+    int repetitions = 25;
+};
+
+/// Median milliseconds of one launch.
+double median_ms(cudaStream_t stream, const Launch& launch, TimingPlan plan = {});
+
+/// Median milliseconds of each launch, timed round-robin so that drift hits all of them alike.
+std::vector<double> interleaved_median_ms(cudaStream_t stream, const std::vector<Launch>& launches,
+                                          TimingPlan plan = {});
+
+/// Waits for @p stream, but gives up after WORKBOOK_KERNEL_TIMEOUT seconds (default 30) and
+/// reports a hang instead of waiting forever (throws HangError).
+void synchronize_with_timeout(cudaStream_t stream);
+
+/// Thrown when a kernel does not finish in time: a deadlock (a barrier not every thread reaches)
+/// or an endless loop. The GPU cannot be recovered from this inside the process.
+struct HangError {
+    double seconds;
+};
+
+/// The speed rule of the file comment: the speed-up stage k must reach over reference stage k-1.
+double required_speedup(double target, double reference_gain);
+
+}  // namespace wb
