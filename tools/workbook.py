@@ -261,6 +261,25 @@ def command_chapters(args) -> int:
     return 0
 
 
+# ---- results --------------------------------------------------------------------------------------
+
+def command_results(args) -> int:
+    """Prints one line per WORKBOOK-RESULT found in a log read from standard input."""
+    for line in sys.stdin:
+        match = RESULT_RE.match(line.split(": ", 1)[-1].strip()) or RESULT_RE.match(line.strip())
+        if not match:
+            continue
+        r = json.loads(match.group(1))
+        extras = []
+        for key, pattern in (("speedup", "x{:.2f}"), ("required", "need x{:.2f}"), ("gbps", "{:.0f} GB/s"),
+                             ("pct_copy", "{:.0f}% copy"), ("tflops", "{:.1f} TFLOP/s"), ("ms", "{:.3f} ms")):
+            if isinstance(r.get(key), (int, float)):
+                extras.append(pattern.format(r[key]))
+        print(f"ch{r['chapter']:02d} stage {r['stage']:>2} {r['track']:<9} {r['status']:<15} {'  '.join(extras)}"
+              + ("" if r["status"] == "passed" else f"  | {r.get('summary', '')[:150]}"))
+    return 0
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="workbook", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -278,6 +297,8 @@ def main(argv: list[str]) -> int:
     bench.set_defaults(func=command_bench)
     chapters = sub.add_parser("chapters", help="list chapters and stages")
     chapters.set_defaults(func=command_chapters)
+    results = sub.add_parser("results", help="summarise the WORKBOOK-RESULT lines of a log on standard input")
+    results.set_defaults(func=command_results)
     args = parser.parse_args(argv)
     try:
         return args.func(args)
