@@ -6,6 +6,8 @@
 #   chNN_grade_solutions  the grader with the reference stages as the candidate (what `make test` runs)
 #   chNN_grade_exercises  the grader with the learner's stages as the candidate (`make check-chapter N`)
 # and one ctest test per stage and track, so that a crash or hang in one stage fails that stage alone.
+# Chapter support code (chapters/<folder>/*.cu beside grade.cpp, e.g. a library baseline) becomes
+# chNN_support; an optional "link_libraries" list in stages.json (e.g. ["CUDA::cublas"]) is linked to it.
 set(WORKBOOK_STAGE_TIMEOUT 300 CACHE STRING "Seconds one stage's grader may run before it counts as hung")
 
 function(workbook_json_get out json)
@@ -89,10 +91,28 @@ ${rows}};
     endif()
     target_link_libraries(${prefix}_${track} PUBLIC workbook_device)
   endforeach()
+  # Optional "link_libraries": ["CUDA::cublas", ...] in stages.json: libraries that the support code
+  # (a library baseline) needs. They are linked to chNN_support only, never to the learner's stages.
+  set(support_libraries "")
+  string(JSON link_count ERROR_VARIABLE link_err LENGTH "${json}" link_libraries)
+  if(NOT link_err AND link_count GREATER 0)
+    math(EXPR link_last "${link_count} - 1")
+    foreach(j RANGE ${link_last})
+      workbook_json_get(library "${json}" link_libraries ${j})
+      if(NOT TARGET ${library})
+        message(FATAL_ERROR "chapters/${chapter_dir}/stages.json links ${library}, which is not a known target "
+                            "(CUDA Toolkit libraries are named CUDA::cublas, CUDA::curand, ...).")
+      endif()
+      list(APPEND support_libraries ${library})
+    endforeach()
+  endif()
   if(support_sources)
     add_library(${prefix}_support STATIC ${support_sources})
     target_include_directories(${prefix}_support PRIVATE "${CMAKE_SOURCE_DIR}/chapters" "${gen}")
-    target_link_libraries(${prefix}_support PUBLIC workbook_device)
+    target_link_libraries(${prefix}_support PUBLIC workbook_device ${support_libraries})
+  elseif(support_libraries)
+    message(FATAL_ERROR "chapters/${chapter_dir}/stages.json names link_libraries but the chapter has no "
+                        "support code (*.cu beside grade.cpp) to link them to.")
   endif()
 
   foreach(track solutions exercises)
