@@ -5,6 +5,8 @@
 #   chNN_learner          the exercises/ stages, compiled into namespace `learner`
 #   chNN_grade_solutions  the grader with the reference stages as the candidate (what `make test` runs)
 #   chNN_grade_exercises  the grader with the learner's stages as the candidate (`make check-chapter N`)
+#   chNN_grade_drill      built only on request (`make drill`): the candidate of a stage is
+#                         drill/NN_name/<file>.cu when that file exists, else the reference solution
 # and one ctest test per stage and track, so that a crash or hang in one stage fails that stage alone.
 # Chapter support code (chapters/<folder>/*.cu beside grade.cpp, e.g. a library baseline) becomes
 # chNN_support; an optional "link_libraries" list in stages.json (e.g. ["CUDA::cublas"]) is linked to it.
@@ -77,15 +79,34 @@ ${rows}};
 }  // namespace wb::generated
 " @ONLY)
 
+  # The interview drill writes one blank stage into drill/<chapter>/; every other stage of the drill
+  # grader is the reference solution, so a half-edited exercise can never break a drill build.
+  # CONFIGURE_DEPENDS: creating or removing a drill file re-runs CMake on the next build.
+  file(GLOB drill_files CONFIGURE_DEPENDS "${CMAKE_SOURCE_DIR}/drill/${chapter_dir}/*.cu")
+  set(drill_sources "")
+  foreach(source IN LISTS reference_sources)
+    get_filename_component(name "${source}" NAME)
+    if("${CMAKE_SOURCE_DIR}/drill/${chapter_dir}/${name}" IN_LIST drill_files)
+      list(APPEND drill_sources "${CMAKE_SOURCE_DIR}/drill/${chapter_dir}/${name}")
+    else()
+      list(APPEND drill_sources "${source}")
+    endif()
+  endforeach()
+
   # Chapter-specific support code (e.g. a library baseline for the benchmark) lives beside the grader.
   file(GLOB support_sources CONFIGURE_DEPENDS "${src}/*.cu")
 
-  foreach(track reference learner)
-    add_library(${prefix}_${track} STATIC ${${track}_sources})
-    target_compile_definitions(${prefix}_${track} PRIVATE WORKBOOK_TRACK=${track})
+  foreach(track reference learner drill)
+    if(track STREQUAL "drill")
+      add_library(${prefix}_drill STATIC EXCLUDE_FROM_ALL ${drill_sources})
+      target_compile_definitions(${prefix}_drill PRIVATE WORKBOOK_TRACK=learner)
+    else()
+      add_library(${prefix}_${track} STATIC ${${track}_sources})
+      target_compile_definitions(${prefix}_${track} PRIVATE WORKBOOK_TRACK=${track})
+    endif()
     target_include_directories(${prefix}_${track} PRIVATE "${CMAKE_SOURCE_DIR}/chapters")
     target_compile_options(${prefix}_${track} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:${WORKBOOK_CUDA_WARNINGS}>)
-    if(track STREQUAL "learner")
+    if(NOT track STREQUAL "reference")
       # An untouched skeleton declares kernels it does not launch yet; that is expected, not a warning.
       target_compile_options(${prefix}_${track} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-diag-suppress=177>)
     endif()
@@ -115,13 +136,19 @@ ${rows}};
                         "support code (*.cu beside grade.cpp) to link them to.")
   endif()
 
-  foreach(track solutions exercises)
+  foreach(track solutions exercises drill)
     set(grader ${prefix}_grade_${track})
-    add_executable(${grader} "${src}/grade.cpp")
+    if(track STREQUAL "drill")
+      add_executable(${grader} EXCLUDE_FROM_ALL "${src}/grade.cpp")
+    else()
+      add_executable(${grader} "${src}/grade.cpp")
+    endif()
     target_include_directories(${grader} PRIVATE "${CMAKE_SOURCE_DIR}/chapters" "${gen}")
     target_link_libraries(${grader} PRIVATE workbook_harness ${prefix}_reference)
     if(track STREQUAL "exercises")
       target_link_libraries(${grader} PRIVATE ${prefix}_learner)
+    elseif(track STREQUAL "drill")
+      target_link_libraries(${grader} PRIVATE ${prefix}_drill)
     else()
       target_compile_definitions(${grader} PRIVATE WORKBOOK_GRADE_SOLUTIONS=1)
     endif()
