@@ -1,0 +1,188 @@
+// Chapter 5 grader: every stage against the CPU transpose on adversarial shapes, one large shape
+// checked on the GPU, then timed against the reference stages in the same run.
+// See chapters/common/grading.hpp for the rules.
+#define WORKBOOK_TRACK reference
+#include "05_transpose/stages.cuh"
+#undef WORKBOOK_TRACK
+#define WORKBOOK_TRACK learner
+#include "05_transpose/stages.cuh"
+#undef WORKBOOK_TRACK
+
+#include "05_transpose/device_check.hpp"
+#include "05_transpose/reference.hpp"
+#include "common/grader.hpp"
+
+#include <cfloat>
+#include <cmath>
+#include <utility>
+
+namespace {
+
+using std::int64_t;
+using Launcher = void (*)(const float*, float*, int64_t, int64_t, cudaStream_t);
+
+/// (rows, cols) every stage must get right: single elements, single rows and columns, sizes one
+/// below and above the warp and tile widths, every remainder mod 4 on each side (the float4 stage
+/// needs cols % 4 == 0 for its loads and rows % 4 == 0 for its stores), whole tiles with partial
+/// edges, tall and wide shapes.
+const std::vector<std::pair<int64_t, int64_t>> kShapes = {
+    {1, 1},     {1, 7},     {7, 1},      {2, 3},       {1, 1000},    {1000, 1},   {31, 33},
+    {32, 32},   {33, 17},   {17, 33},    {63, 65},     {64, 64},     {65, 129},   {100, 3},
+    {3, 1000},  {128, 256}, {1000, 3001}, {3001, 1000}, {1001, 1024}, {1024, 1001}, {4096, 68},
+    {68, 4100}, {2048, 2048}};
+
+/// The large shape, checked on the GPU element by element (device_check.hpp).
+constexpr int64_t kLargeSide = 16384;
+
+/// The timed shape: 384 MiB in, 384 MiB out (far beyond any L2), rectangular.
+constexpr int64_t kTimedRows = 8192;
+constexpr int64_t kTimedCols = 12288;
+
+/// Random values with IEEE special values mixed in: a transpose must move every bit pattern.
+std::vector<float> matrix_values(int64_t n, wb::Rng& rng)
+{
+    std::vector<float> v = wb::uniform_floats(static_cast<std::size_t>(n), -1000.f, 1000.f, rng);
+    const float specials[] = {INFINITY, -INFINITY, NAN, FLT_MAX, -FLT_MAX, FLT_MIN, 1e-40f, -0.0f};
+    for (int64_t i = 7; i < n; i += 97) v[i] = specials[(i / 97) % 8];
+    return v;
+}
+
+std::string shape_label(int64_t rows, int64_t cols)
+{
+    return std::to_string(rows) + " x " + std::to_string(cols);
+}
+
+void check_transpose(wb::Stage& stage, Launcher transpose)
+{
+    wb::Rng rng(5);
+    for (const auto& [rows, cols] : kShapes) {
+        const std::vector<float> in = matrix_values(rows * cols, rng);
+        wb::DeviceBuffer<float> din(in), dout(in.size());
+        dout.poison();
+        stage.run([&](cudaStream_t s) { transpose(din.data(), dout.data(), rows, cols, s); });
+        // The output is cols x rows.
+        stage.expect(wb::compare(ch05::transpose_reference(in, rows, cols), dout.download(), wb::Tolerance::exact(),
+                                 wb::Layout::matrix(cols, rows)),
+                     shape_label(rows, cols));
+    }
+    // The large shape: 1 GiB each way, checked on the GPU (every element, bit for bit).
+    const int64_t n = kLargeSide * kLargeSide;
+    wb::DeviceBuffer<float> din(n), dout(n);
+    wb::fill_uniform_device(din.data(), n, wb::seed() + 51, -1000.f, 1000.f, stage.stream());
+    dout.poison();
+    stage.run([&](cudaStream_t s) { transpose(din.data(), dout.data(), kLargeSide, kLargeSide, s); });
+    stage.expect(ch05::compare_transpose_on_device(din.data(), dout.data(), kLargeSide, kLargeSide, stage.stream()),
+                 shape_label(kLargeSide, kLargeSide) + " (checked on the GPU)");
+}
+
+void time_transpose(wb::Stage& stage, Launcher transpose, Launcher previous, Launcher current)
+{
+    const int64_t rows = kTimedRows, cols = kTimedCols, n = rows * cols;
+    wb::DeviceBuffer<float> in(n), out(n);
+    wb::fill_uniform_device(in.data(), n, wb::seed() + 52, -1.f, 1.f, stage.stream());
+    auto launch_of = [&](Launcher f) {
+        return [&, f](cudaStream_t s) { f(in.data(), out.data(), rows, cols, s); };
+    };
+    wb::SpeedCase speed;
+    speed.description = shape_label(rows, cols) + " floats";
+    speed.candidate = launch_of(transpose);
+    if (previous) speed.previous_reference = launch_of(previous);
+    speed.current_reference = launch_of(current);
+    speed.bytes = 2.0 * n * sizeof(float);   // read once, write once: the bytes of a copy
+    speed.recheck = [&] {
+        out.poison();
+        stage.run(launch_of(transpose));
+        stage.expect(ch05::compare_transpose_on_device(in.data(), out.data(), rows, cols, stage.stream()),
+                     "the timed shape, after timing");
+    };
+    stage.check_speed(speed);
+}
+
+void grade(wb::Stage& stage, Launcher candidate_stage, Launcher previous, Launcher current)
+{
+    check_transpose(stage, candidate_stage);
+    time_transpose(stage, candidate_stage, previous, current);
+}
+
+}  // namespace
+
+TEST_CASE("stage 1: naive transpose", "[stage1]")
+{
+    wb::grade_stage(1, [](wb::Stage& stage) {
+        grade(stage, candidate::transpose_1_naive, nullptr, reference::transpose_1_naive);
+    });
+}
+
+TEST_CASE("stage 2: coalesced writes, __ldg reads", "[stage2]")
+{
+    wb::grade_stage(2, [](wb::Stage& stage) {
+        grade(stage, candidate::transpose_2_coalesced_writes, reference::transpose_1_naive,
+              reference::transpose_2_coalesced_writes);
+    });
+}
+
+TEST_CASE("stage 3: shared-memory tile", "[stage3]")
+{
+    wb::grade_stage(3, [](wb::Stage& stage) {
+        grade(stage, candidate::transpose_3_shared_tile, reference::transpose_2_coalesced_writes,
+              reference::transpose_3_shared_tile);
+    });
+}
+
+TEST_CASE("stage 4: padded tile", "[stage4]")
+{
+    wb::grade_stage(4, [](wb::Stage& stage) {
+        grade(stage, candidate::transpose_4_padded_tile, reference::transpose_3_shared_tile,
+              reference::transpose_4_padded_tile);
+    });
+}
+
+TEST_CASE("stage 5: four elements per thread", "[stage5]")
+{
+    wb::grade_stage(5, [](wb::Stage& stage) {
+        grade(stage, candidate::transpose_5_multi_element, reference::transpose_4_padded_tile,
+              reference::transpose_5_multi_element);
+    });
+}
+
+TEST_CASE("stage 6: 64 x 64 tiles, float4", "[stage6]")
+{
+    wb::grade_stage(6, [](wb::Stage& stage) {
+        grade(stage, candidate::transpose_6_vectorized, reference::transpose_5_multi_element,
+              reference::transpose_6_vectorized);
+    });
+}
+
+// `make bench`: every reference stage at the anchor shapes, next to a plain device copy of the same
+// bytes (the chapter's bar: the last stage at >= 93% of that copy on 16384 x 16384).
+TEST_CASE("bench: chapter 5", "[.bench]")
+{
+    if (!wb::bench_can_run()) return;
+    wb::Stream stream;
+    const cudaStream_t s = stream.get();
+    const Launcher stages[] = {reference::transpose_1_naive, reference::transpose_2_coalesced_writes,
+                               reference::transpose_3_shared_tile, reference::transpose_4_padded_tile,
+                               reference::transpose_5_multi_element, reference::transpose_6_vectorized};
+    const char* names[] = {"stage 1: naive",        "stage 2: coalesced writes, __ldg reads",
+                           "stage 3: shared tile",  "stage 4: padded tile",
+                           "stage 5: 4 elements per thread", "stage 6: 64 x 64 tiles, float4"};
+    for (int64_t side : {4096, 8192, 16384}) {
+        const int64_t n = side * side;
+        const double bytes = 2.0 * n * sizeof(float);
+        const std::string shape = "[" + std::to_string(side) + ", " + std::to_string(side) + "]";
+        wb::DeviceBuffer<float> in(n), out(n);
+        wb::fill_uniform_device(in.data(), n, 7, -1.f, 1.f, s);
+        wb::print_bench_row({"copy", "cudaMemcpyAsync device to device", shape, "float32",
+                             wb::median_ms(s, [&](cudaStream_t st) {
+                                 WB_CUDA_CHECK(cudaMemcpyAsync(out.data(), in.data(), n * sizeof(float),
+                                                               cudaMemcpyDeviceToDevice, st));
+                             }),
+                             bytes, 0.0, 0});
+        for (int k = 0; k < 6; ++k) {
+            const Launcher f = stages[k];
+            wb::print_bench_row({"transpose", names[k], shape, "float32",
+                                 wb::median_ms(s, [&](cudaStream_t st) { f(in.data(), out.data(), side, side, st); }),
+                                 bytes, 0.0, k + 1});
+        }
+    }
+}

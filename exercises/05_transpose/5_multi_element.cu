@@ -1,0 +1,34 @@
+// Chapter 5, stage 5: padded tile, 32 x 8 threads, four elements per thread.          (your exercise)
+//
+// Write the kernel and the launch. The contract (sizes, alignment, what is checked) is in
+// chapters/05_transpose/stages.cuh; the lesson is chapters/05_transpose/README.md.
+// Grade it with `make check-chapter 5`. You may change anything in this file except the
+// launcher's name and parameters. `make hint CH=5 STAGE=5` when stuck.
+#include "05_transpose/stages.cuh"
+#include "common/primitives.cuh"
+
+namespace WORKBOOK_TRACK {
+
+namespace {
+
+constexpr int kTile = 32;
+constexpr int kBlockRows = 8;   // threads along y; each covers kTile / kBlockRows = 4 rows of the tile
+
+__global__ void transpose_multi_element_kernel(const float* __restrict__ in, float* __restrict__ out,
+                                               std::int64_t rows, std::int64_t cols)
+{
+    // TODO: the padded tile of stage 4, but thread (tx, ty) copies the tile rows ty, ty + 8,
+    //       ty + 16 and ty + 24 (a loop over k = 0, 8, 16, 24, unrolled) when loading, and the
+    //       output rows col0 + ty + k when storing. One __syncthreads() between the two loops.
+}
+
+}  // namespace
+
+void transpose_5_multi_element(const float* in, float* out, std::int64_t rows, std::int64_t cols,
+                               cudaStream_t stream)
+{
+    // TODO: blocks of kTile x kBlockRows threads, still one block per 32 x 32 tile.
+    (void)in, (void)out, (void)rows, (void)cols, (void)stream;
+}
+
+}  // namespace WORKBOOK_TRACK
