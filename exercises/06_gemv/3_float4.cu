@@ -1,0 +1,35 @@
+// Chapter 6, stage 3: y = A x, one warp per row, float4 loads.          (your exercise)
+//
+// Write the kernel and the launch. The contract (sizes, alignment, what is checked) is in
+// chapters/06_gemv/stages.cuh; the lesson is chapters/06_gemv/README.md.
+// Grade it with `make check-chapter 6`. You may change anything in this file except the
+// launcher's name and parameters. `make hint CH=6 STAGE=3` when stuck.
+#include "06_gemv/stages.cuh"
+#include "common/primitives.cuh"
+
+namespace WORKBOOK_TRACK {
+
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int kRowsPerBlock = kThreads / wb::kWarpSize;
+
+__device__ __forceinline__ float dot4(float4 a, float4 b) { return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w; }
+
+__global__ void gemv_float4_kernel(const float* __restrict__ A, const float* __restrict__ x, float* __restrict__ y,
+                                   std::int64_t M, std::int64_t K)
+{
+    // TODO: your stage 2 kernel, but when K % 4 == 0 view the row and x as float4 arrays
+    //       (reinterpret_cast<const float4*>) and let lane l take float4s l, l + 32, ... of the
+    //       K / 4, adding dot4(a, x). When K % 4 != 0, keep the scalar loop.
+}
+
+}  // namespace
+
+void gemv_3_float4(const float* A, const float* x, float* y, std::int64_t M, std::int64_t K, cudaStream_t stream)
+{
+    // TODO: the same launch as stage 2.
+    (void)A, (void)x, (void)y, (void)M, (void)K, (void)stream;
+}
+
+}  // namespace WORKBOOK_TRACK

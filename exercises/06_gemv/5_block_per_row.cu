@@ -1,0 +1,36 @@
+// Chapter 6, stage 5: y = A x, one block per row.          (your exercise)
+//
+// Write the kernel and the launch. The contract (sizes, alignment, what is checked) is in
+// chapters/06_gemv/stages.cuh; the lesson is chapters/06_gemv/README.md.
+// Grade it with `make check-chapter 6`. You may change anything in this file except the
+// launcher's name and parameters. `make hint CH=6 STAGE=5` when stuck.
+#include "06_gemv/stages.cuh"
+#include "common/primitives.cuh"
+
+namespace WORKBOOK_TRACK {
+
+namespace {
+
+constexpr int kThreads = 256;
+
+__device__ __forceinline__ float dot4(float4 a, float4 b) { return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w; }
+
+__global__ void __launch_bounds__(kThreads) gemv_block_per_row_kernel(const float* __restrict__ A,
+                                                                       const float* __restrict__ x,
+                                                                       float* __restrict__ y, std::int64_t K)
+{
+    // TODO: row = blockIdx.x. Thread t takes float4s t, t + kThreads, ... of the row (scalars when
+    //       K % 4 != 0). Combine with wb::block_reduce_sum<kThreads>(sum, scratch), where scratch
+    //       is a __shared__ float[kThreads / 32]; thread 0 writes y[row].
+}
+
+}  // namespace
+
+void gemv_5_block_per_row(const float* A, const float* x, float* y, std::int64_t M, std::int64_t K,
+                          cudaStream_t stream)
+{
+    // TODO: M blocks of kThreads threads.
+    (void)A, (void)x, (void)y, (void)M, (void)K, (void)stream;
+}
+
+}  // namespace WORKBOOK_TRACK

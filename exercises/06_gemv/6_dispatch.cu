@@ -1,0 +1,57 @@
+// Chapter 6, stage 6: y = A x, the kernel chosen by the shape.          (your exercise)
+//
+// Write the kernel and the launch. The contract (sizes, alignment, what is checked) is in
+// chapters/06_gemv/stages.cuh; the lesson is chapters/06_gemv/README.md.
+// Grade it with `make check-chapter 6`. You may change anything in this file except the
+// launcher's name and parameters. `make hint CH=6 STAGE=6` when stuck.
+#include "06_gemv/stages.cuh"
+#include "common/primitives.cuh"
+
+namespace WORKBOOK_TRACK {
+
+namespace {
+
+constexpr int kThreads = 256;
+
+__device__ __forceinline__ float dot4(float4 a, float4 b) { return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w; }
+
+/// Groups of G lanes; each group owns R rows (the warp's rows are interleaved so that each of its
+/// R loads covers 32 / G consecutive rows). K % 4 == 0 only.
+template <int G, int R>
+__global__ void __launch_bounds__(kThreads) gemv_rows_kernel(const float* __restrict__ A, const float* __restrict__ x,
+                                                              float* __restrict__ y, std::int64_t M, std::int64_t K)
+{
+    // TODO: a warp owns (32 / G) * R consecutive rows: group g of the warp takes rows
+    //       first_row + j * (32 / G), j = 0 .. R - 1. For each float4 k of the row (k = lane,
+    //       lane + G, ...): load x4[k] once, then the R float4s of A (rows past M load zeros), then
+    //       do the R dot products. At the end, R calls of wb::warp_reduce_sum<G> (by every lane).
+}
+
+/// One block per row, U float4s per thread per step. K % 4 == 0 only.
+template <int U>
+__global__ void __launch_bounds__(kThreads) gemv_block_kernel(const float* __restrict__ A, const float* __restrict__ x,
+                                                               float* __restrict__ y, std::int64_t K)
+{
+    // TODO: stage 5's kernel, loading U float4s (k, k + kThreads, ...) before using any of them.
+}
+
+/// Rows that are not 16-byte aligned (K % 4 != 0): scalar loads, groups of G lanes per row.
+template <int G>
+__global__ void gemv_scalar_kernel(const float* __restrict__ A, const float* __restrict__ x, float* __restrict__ y,
+                                   std::int64_t M, std::int64_t K)
+{
+    // TODO: stage 4's scalar path.
+}
+
+}  // namespace
+
+void gemv_6_dispatch(const float* A, const float* x, float* y, std::int64_t M, std::int64_t K, cudaStream_t stream)
+{
+    // TODO: K % 4 != 0: gemv_scalar_kernel. Otherwise by K / 4: short rows -> gemv_rows_kernel with
+    //       G = the smallest power of two >= K / 4 and R = 2 or 4; long rows and many of them
+    //       (M >= 2 x the warps the GPU keeps resident) -> gemv_rows_kernel<32, 2>; long rows and
+    //       few of them -> gemv_block_kernel, M blocks. WB_CHECK_LAUNCH() after each launch.
+    (void)A, (void)x, (void)y, (void)M, (void)K, (void)stream;
+}
+
+}  // namespace WORKBOOK_TRACK
