@@ -1,0 +1,49 @@
+// Chapter 2, stage 7: many elements per thread, a grid sized to the GPU.          (your exercise)
+//
+// Write the kernel and the launch. The contract (sizes, alignment, what is checked) is in
+// chapters/02_reduce/stages.cuh; the lesson is chapters/02_reduce/README.md.
+// Grade it with `make check-chapter 2`. You may change anything in this file except the
+// launcher's name and parameters. `make hint CH=2 STAGE=7` when stuck.
+#include "02_reduce/stages.cuh"
+#include "common/primitives.cuh"
+
+#include <algorithm>
+
+namespace WORKBOOK_TRACK {
+
+namespace {
+
+constexpr int kThreads = 256;
+constexpr unsigned kFullMask = 0xffffffffu;
+
+template <int kBlock>
+__global__ void __launch_bounds__(kBlock) reduce_grid_stride_kernel(const float* __restrict__ in,
+                                                                     float* __restrict__ partial, std::int64_t n)
+{
+    // TODO: float acc = 0; a grid-stride loop: i starts at blockIdx.x * kBlock + tid and steps by
+    //       gridDim.x * kBlock (as std::int64_t) while i < n, adding in[i] to acc.
+    // TODO: sdata[tid] = acc; __syncthreads(); then stage 6's block reduction; thread 0 writes
+    //       partial[blockIdx.x].
+}
+
+/// How many blocks of the kernel the whole GPU holds at once: SMs x blocks per SM (asked once).
+int resident_blocks()
+{
+    // TODO: a function-local static, computed once: cudaGetDevice, cudaDeviceGetAttribute(...,
+    //       cudaDevAttrMultiProcessorCount, device) and cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+    //       &per_sm, reduce_grid_stride_kernel<kThreads>, kThreads, 0), each in WB_CUDA_CHECK.
+    //       Return SMs * per_sm, clamped to [1, 4096] (the workspace holds 4096 partial sums).
+    return 1;
+}
+
+}  // namespace
+
+void sum_7_many_per_thread(const float* in, float* out, std::int64_t n, float* workspace, cudaStream_t stream)
+{
+    // TODO: blocks = min(ceil_div(n, 2 * kThreads), resident_blocks()). If that is 1, one launch
+    //       straight into out. Otherwise launch the grid into workspace (one partial per block), then
+    //       one block over those `blocks` partials into out. WB_CHECK_LAUNCH() after each launch.
+    (void)in, (void)out, (void)n, (void)workspace, (void)stream;
+}
+
+}  // namespace WORKBOOK_TRACK

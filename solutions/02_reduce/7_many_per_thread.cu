@@ -1,0 +1,81 @@
+// Chapter 2, stage 7: many elements per thread, a grid sized to the GPU.          (reference solution)
+//
+// Why it is faster than stage 6: stage 6 launches n / 512 blocks, and every block pays for a tree of
+// barriers and a partial sum after only two loads per thread; then further passes read the partial
+// sums again. Here the grid is only as large as the GPU holds at once (SMs x resident blocks per
+// SM), each thread adds hundreds of elements into a register with a grid-stride loop (coalesced: at
+// each step the whole grid reads one contiguous stretch), and the tree runs once per block. The
+// block reduction is stage 6's. One extra launch of a single block sums the grid's partials.
+#include "02_reduce/stages.cuh"
+#include "common/primitives.cuh"
+
+#include <algorithm>
+
+namespace WORKBOOK_TRACK {
+
+namespace {
+
+constexpr int kThreads = 256;
+constexpr unsigned kFullMask = 0xffffffffu;
+
+template <int kBlock>
+__global__ void __launch_bounds__(kBlock) reduce_grid_stride_kernel(const float* __restrict__ in,
+                                                                     float* __restrict__ partial, std::int64_t n)
+{
+    __shared__ float sdata[kBlock];
+    const unsigned tid = threadIdx.x;
+    const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * kBlock;
+    float acc = 0.0f;
+    for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * kBlock + tid; i < n; i += stride) {
+        acc += in[i];   // a running sum in a register: no shared memory, no barrier
+    }
+    sdata[tid] = acc;
+    __syncthreads();
+
+    // The block reduction of stage 6, once per block.
+#pragma unroll
+    for (int s = kBlock / 2; s > 32; s /= 2) {
+        if (tid < s) sdata[tid] += sdata[tid + s];
+        __syncthreads();
+    }
+    if (tid < 32) {
+        float v = sdata[tid] + sdata[tid + 32];
+#pragma unroll
+        for (int offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(kFullMask, v, offset);
+        if (tid == 0) partial[blockIdx.x] = v;
+    }
+}
+
+/// How many blocks of the kernel the whole GPU holds at once: SMs x blocks per SM (asked once).
+int resident_blocks()
+{
+    static const int blocks = [] {
+        int device = 0, sms = 0, per_sm = 0;
+        WB_CUDA_CHECK(cudaGetDevice(&device));
+        WB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+        WB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, reduce_grid_stride_kernel<kThreads>,
+                                                                    kThreads, 0));
+        return std::clamp(sms * per_sm, 1, 4096);   // the workspace holds 4096 partial sums
+    }();
+    return blocks;
+}
+
+}  // namespace
+
+void sum_7_many_per_thread(const float* in, float* out, std::int64_t n, float* workspace, cudaStream_t stream)
+{
+    // Small inputs need fewer blocks: at least two elements per thread.
+    const auto blocks =
+        static_cast<unsigned>(std::min<std::int64_t>(wb::ceil_div<std::int64_t>(n, 2 * kThreads), resident_blocks()));
+    if (blocks == 1) {
+        reduce_grid_stride_kernel<kThreads><<<1, kThreads, 0, stream>>>(in, out, n);
+        WB_CHECK_LAUNCH();
+        return;
+    }
+    reduce_grid_stride_kernel<kThreads><<<blocks, kThreads, 0, stream>>>(in, workspace, n);
+    WB_CHECK_LAUNCH();
+    reduce_grid_stride_kernel<kThreads><<<1, kThreads, 0, stream>>>(workspace, out, blocks);   // the partials
+    WB_CHECK_LAUNCH();
+}
+
+}  // namespace WORKBOOK_TRACK

@@ -1,0 +1,90 @@
+// Chapter 2, stage 8: the block reduction with warp shuffles.          (reference solution)
+//
+// Why it is faster than stage 7: the shared-memory tree costs one __syncthreads() per level, and at
+// every level all warps wait for the slowest. Here each warp reduces its own 32 values in registers
+// (five __shfl_down_sync steps, no shared memory, no barrier), lane 0 of each warp stores one value,
+// and after a single barrier warp 0 reduces those. On a large input the reduction runs once per
+// block, so the gain is small: it is the end of each block (and the whole second launch) that gets
+// shorter. The same code, as wb::warp_reduce_sum and wb::block_reduce_sum in common/primitives.cuh,
+// is what every later chapter uses for its row reductions, where it runs once per row.
+#include "02_reduce/stages.cuh"
+#include "common/primitives.cuh"
+
+#include <algorithm>
+
+namespace WORKBOOK_TRACK {
+
+namespace {
+
+constexpr int kThreads = 256;
+constexpr unsigned kFullMask = 0xffffffffu;
+
+/// The sum of the 32 lanes' values, in lane 0 (the other lanes hold partial sums).
+__device__ __forceinline__ float warp_sum(float v)
+{
+#pragma unroll
+    for (int offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(kFullMask, v, offset);
+    return v;
+}
+
+/// The sum over the block, valid in thread 0. Every thread of the block must call it.
+template <int kBlock>
+__device__ __forceinline__ float block_sum(float v)
+{
+    constexpr int kWarps = kBlock / 32;
+    __shared__ float warp_sums[kWarps];
+    const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    v = warp_sum(v);   // every warp at once, in registers
+    if (lane == 0) warp_sums[warp] = v;
+    __syncthreads();   // the one barrier: the warp sums are in shared memory
+    if (warp == 0) {
+        v = lane < kWarps ? warp_sums[lane] : 0.0f;
+        v = warp_sum(v);
+    }
+    return v;
+}
+
+template <int kBlock>
+__global__ void __launch_bounds__(kBlock) reduce_shuffle_kernel(const float* __restrict__ in,
+                                                                 float* __restrict__ partial, std::int64_t n)
+{
+    const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * kBlock;
+    float acc = 0.0f;
+    for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * kBlock + threadIdx.x; i < n; i += stride) {
+        acc += in[i];
+    }
+    acc = block_sum<kBlock>(acc);
+    if (threadIdx.x == 0) partial[blockIdx.x] = acc;
+}
+
+int resident_blocks()
+{
+    static const int blocks = [] {
+        int device = 0, sms = 0, per_sm = 0;
+        WB_CUDA_CHECK(cudaGetDevice(&device));
+        WB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+        WB_CUDA_CHECK(
+            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, reduce_shuffle_kernel<kThreads>, kThreads, 0));
+        return std::clamp(sms * per_sm, 1, 4096);
+    }();
+    return blocks;
+}
+
+}  // namespace
+
+void sum_8_warp_shuffle(const float* in, float* out, std::int64_t n, float* workspace, cudaStream_t stream)
+{
+    const auto blocks =
+        static_cast<unsigned>(std::min<std::int64_t>(wb::ceil_div<std::int64_t>(n, 2 * kThreads), resident_blocks()));
+    if (blocks == 1) {
+        reduce_shuffle_kernel<kThreads><<<1, kThreads, 0, stream>>>(in, out, n);
+        WB_CHECK_LAUNCH();
+        return;
+    }
+    reduce_shuffle_kernel<kThreads><<<blocks, kThreads, 0, stream>>>(in, workspace, n);
+    WB_CHECK_LAUNCH();
+    reduce_shuffle_kernel<kThreads><<<1, kThreads, 0, stream>>>(workspace, out, blocks);
+    WB_CHECK_LAUNCH();
+}
+
+}  // namespace WORKBOOK_TRACK
