@@ -33,7 +33,7 @@ __global__ void __launch_bounds__(kBlock) dot_single_pass_kernel(const float* __
                                                                   float* __restrict__ partials,
                                                                   unsigned* __restrict__ counter)
 {
-    // TODO: stage 9's kernel, loading kUnroll float4s of x AND of y per thread before using them,
+    // TODO: stage 9's kernel, loading kUnroll float4s of x AND of y per thread (__ldcs) before using them,
     //       and accumulating dot4(a[u], b[u], acc) instead of sum4. The tails: dot4 on the float4s
     //       left over, fmaf(x[i], y[i], acc) on the last n % 4.
     // TODO: the same block reduction and last-block finish (reset the counter).

@@ -29,7 +29,8 @@ __global__ void __launch_bounds__(kBlock) reduce_single_pass_kernel(const float*
 {
     // TODO: view in as const float4* (n / 4 whole vectors). Loop over tiles of kTile float4s
     //       (tile t = blockIdx.x, blockIdx.x + gridDim.x, ...): load kUnroll float4s per thread
-    //       (p + u * kBlock) into a register array first, then add them all to acc.
+    //       (p + u * kBlock) into a register array first, then add them all to acc. __ldcs(p) loads
+    //       a float4 marked as read once (streaming): the caches evict it first.
     // TODO: the float4s after the last whole tile, then the last n % 4 floats, with grid-stride
     //       loops over the whole grid.
     // TODO: reduce acc over the block (your stage 8 block_sum, or wb::block_reduce_sum<kBlock>(acc,
