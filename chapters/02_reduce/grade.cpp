@@ -133,8 +133,9 @@ std::string likely_cause(const Case& c, double got, int call, bool first_call_ok
                    "(the last element, i + blockDim.x past n, the float4 tail), or a race on one slot.";
         }
     }
-    return "the error is far beyond rounding: a race (a missing __syncthreads(), or warp-level code without "
-           "shuffles or __syncwarp()), partial sums read before they were written, or wrong indices.";
+    return "the error is far beyond rounding: values lost or counted twice (wrong indices, a pass over the partial "
+           "sums that misses some of them), partial sums read before they were written, or a race (a missing "
+           "__syncthreads(), or warp-level code without shuffles or __syncwarp()).";
 }
 
 /// Judges the 64 floats of `out` after one call: out[0] must hold the result, out[1..] the poison.
