@@ -4,123 +4,36 @@
     python3 tools/workbook.py check 2        grade chapter 2's exercises, print a table
     python3 tools/workbook.py bench          run every built chapter's benchmark, write build/bench/
     python3 tools/workbook.py chapters       list the chapters and their stages
+    python3 tools/workbook.py progress       chapters x stages: where you are (build/progress.json)
+    python3 tools/workbook.py hint 2 --stage 3    the next hint of a stage
+    python3 tools/workbook.py reset 2 [--stage 3] restore skeletons (your files are backed up first)
+    python3 tools/workbook.py watch 2        re-grade the stage you save, on every save
+    python3 tools/workbook.py drill [2]      a timed interview drill on a blank stage
+    python3 tools/workbook.py plot 2         the chapter's `make bench` ladder as PNG and SVG
 
-Standard library only. It never writes outside build/ except where a command says so.
+Standard library only (plot needs matplotlib). It never writes outside build/ except where a
+command says so: reset writes exercises/ (after a backup), drill writes drill/.
+The learner's commands live in tools/wbtools/; `make help` lists the make targets that call them.
 """
 from __future__ import annotations
 
 import argparse
 import json
 import os
-import re
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-BUILD = Path(os.environ.get("WORKBOOK_BUILD", ROOT / "build"))
-RESULT_RE = re.compile(r"^WORKBOOK-RESULT (\{.*\})\s*$")
-BENCH_RE = re.compile(r"^WORKBOOK-BENCH (\{.*\})\s*$")
-STATUS_TEXT = {
-    "passed": "passed",
-    "wrong": "wrong result",
-    "not-implemented": "not implemented yet",
-    "too-slow": "correct, too slow",
-    "crashed": "crashed",
-    "hung": "hung",
-    "skipped": "compiled (no GPU)",
-}
-
-
-class UserError(Exception):
-    """A problem the learner can fix; printed as one sentence, no traceback."""
-
-
-# ---- chapters -----------------------------------------------------------------------------------
-
-def chapter_dirs() -> list[Path]:
-    return sorted(p for p in (ROOT / "chapters").iterdir() if p.is_dir() and re.match(r"^\d\d_", p.name))
-
-
-def load_chapter(number: int | str) -> dict:
-    """The chapter's stages.json, plus its folder name; UserError for an unknown chapter."""
-    try:
-        wanted = int(str(number))
-    except ValueError:
-        raise UserError(f"'{number}' is not a chapter number: use one of {chapter_list()}.")
-    for folder in chapter_dirs():
-        meta = json.loads((folder / "stages.json").read_text())
-        if meta["chapter"] == wanted:
-            meta["dir"] = folder.name
-            return meta
-    raise UserError(f"There is no chapter {wanted}: the chapters are {chapter_list()}.")
-
-
-def chapter_list() -> str:
-    parts = []
-    for folder in chapter_dirs():
-        meta = json.loads((folder / "stages.json").read_text())
-        parts.append(f"{meta['chapter']} ({folder.name[3:]})")
-    return ", ".join(parts)
-
-
-def grader_path(meta: dict, track: str) -> Path:
-    return BUILD / "bin" / f"ch{meta['chapter']:02d}_grade_{track}"
-
-
-def stage_ids(meta: dict, only: str | None) -> list[int]:
-    ids = [s["id"] for s in meta["stages"]]
-    if only in (None, ""):
-        return ids
-    try:
-        wanted = int(only)
-    except ValueError:
-        raise UserError(f"STAGE={only} is not a number: chapter {meta['chapter']} has stages {ids[0]} to {ids[-1]}.")
-    if wanted not in ids:
-        raise UserError(f"Chapter {meta['chapter']} has no stage {wanted}: its stages are {ids[0]} to {ids[-1]}.")
-    return [wanted]
-
-
-# ---- running one stage --------------------------------------------------------------------------
-
-def run_stage(grader: Path, stage: int, timeout: float, extra_env: dict | None = None) -> tuple[dict, str]:
-    """Runs one stage in its own process; returns its result record and its whole output."""
-    env = dict(os.environ, **(extra_env or {}))
-    try:
-        proc = subprocess.run([str(grader), f"[stage{stage}]"], capture_output=True, text=True,
-                              timeout=timeout, env=env)
-        output = proc.stdout + proc.stderr
-        code = proc.returncode
-    except subprocess.TimeoutExpired as expired:
-        output = (expired.stdout or b"").decode(errors="replace") if isinstance(expired.stdout, bytes) else (expired.stdout or "")
-        return ({"stage": stage, "status": "hung",
-                 "summary": f"the stage did not finish in {timeout:.0f} s: a deadlock or an endless loop"}, output)
-    for line in output.splitlines():
-        match = RESULT_RE.match(line)
-        if match:
-            return json.loads(match.group(1)), output
-    reason = f"exit code {code}" if code >= 0 else f"signal {-code}"
-    return ({"stage": stage, "status": "crashed",
-             "summary": f"the grader process died ({reason}) before reporting"}, output)
-
-
-def failure_details(output: str) -> str:
-    """The grader's explanation of a failure: the lines from the first FAILED/not-ok on."""
-    lines = output.splitlines()
-    keep = []
-    for line in lines:
-        if line.startswith(("WORKBOOK-RESULT", "====", "---", "Filters:", "test cases:", "assertions:", "Randomness")):
-            continue
-        keep.append(line)
-    return "\n".join(keep).rstrip()
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from wbtools import core, drill, hints, plot, progress, reset, watch  # noqa: E402
+from wbtools import state as progress_state  # noqa: E402
+from wbtools.core import (BENCH_RE, BUILD, RESULT_RE, ROOT, STATUS_TEXT, UserError, chapter_dirs,  # noqa: E402,F401
+                          chapter_list, failure_details, format_number, grader_path, load_chapter, run_stage,
+                          stage_ids)
 
 
 # ---- check-chapter ------------------------------------------------------------------------------
-
-def format_number(value, pattern: str) -> str:
-    return pattern.format(value) if isinstance(value, (int, float)) else "-"
-
 
 def print_table(meta: dict, results: dict[int, dict]) -> None:
     metric_is_flops = meta.get("metric") == "TFLOP/s"
@@ -144,26 +57,14 @@ def print_table(meta: dict, results: dict[int, dict]) -> None:
 
 def save_results(meta: dict, results: dict[int, dict]) -> None:
     """Keeps the latest result of every stage in build/progress.json (read by `make progress`)."""
-    path = BUILD / "progress.json"
-    try:
-        state = json.loads(path.read_text()) if path.exists() else {}
-    except json.JSONDecodeError:
-        state = {}
-    chapter = state.setdefault(str(meta["chapter"]), {})
-    for stage, record in results.items():
-        if record.get("status") == "skipped":
-            continue
-        record = dict(record, when=time.strftime("%Y-%m-%d %H:%M:%S"))
-        chapter[str(stage)] = record
-    BUILD.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(state, indent=1, sort_keys=True))
+    progress_state.record_results(meta["chapter"], results)
 
 
 def command_check(args) -> int:
     meta = load_chapter(args.chapter)
     grader = grader_path(meta, "solutions" if args.solutions else "exercises")
     if not grader.exists():
-        raise UserError(f"The grader {grader.relative_to(ROOT)} is not built: run `make check-chapter {meta['chapter']}`.")
+        raise UserError(f"The grader {core.shown(grader)} is not built: run `make check-chapter {meta['chapter']}`.")
     stages = stage_ids(meta, args.stage)
     extra_env = {"WORKBOOK_CORRECTNESS_ONLY": "1"} if args.correctness_only else None
     print(f"Chapter {meta['chapter']}: {meta['title']}  ({'reference solutions' if args.solutions else 'your exercises'})")
@@ -228,7 +129,7 @@ def command_bench(args) -> int:
     table = markdown_table(meta, rows)
     (out_dir / "results.md").write_text(table)
     print(table)
-    print(f"written: {(out_dir / 'results.json').relative_to(ROOT)}, {(out_dir / 'results.md').relative_to(ROOT)}")
+    print(f"written: {core.shown(out_dir / 'results.json')}, {core.shown(out_dir / 'results.md')}")
     return 0
 
 
@@ -299,12 +200,60 @@ def main(argv: list[str]) -> int:
     chapters.set_defaults(func=command_chapters)
     results = sub.add_parser("results", help="summarise the WORKBOOK-RESULT lines of a log on standard input")
     results.set_defaults(func=command_results)
+    add_learner_commands(sub)
     args = parser.parse_args(argv)
     try:
         return args.func(args)
     except UserError as error:
         print(error, file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print("\ninterrupted", file=sys.stderr)
+        return 130
+
+
+def add_learner_commands(sub) -> None:
+    """The learner's tools (tools/wbtools/): progress, hint, reset, watch, drill, plot."""
+    timeout = float(os.environ.get("WORKBOOK_STAGE_TIMEOUT", 300))
+    command = sub.add_parser("progress", help="chapters x stages: passed, too slow, failing, not started")
+    command.add_argument("chapter", nargs="?", help="show this chapter's details only")
+    command.set_defaults(func=progress.command_progress)
+
+    command = sub.add_parser("hint", help="the next unseen hint of a stage")
+    command.add_argument("chapter", nargs="?", help="default: the first chapter with a stage that has not passed")
+    command.add_argument("--stage", help="default: the chapter's first stage that has not passed")
+    command.add_argument("--all", action="store_true", help="show every hint of the stage at once")
+    command.add_argument("--reset", action="store_true", help="hide the stage's hints again")
+    command.set_defaults(func=hints.command_hint)
+
+    command = sub.add_parser("reset", help="restore a chapter's (or one stage's) skeletons, backing up your files")
+    command.add_argument("chapter")
+    command.add_argument("--stage")
+    command.set_defaults(func=reset.command_reset)
+
+    command = sub.add_parser("watch", help="grade the stage you edit on every save")
+    command.add_argument("chapter")
+    command.add_argument("--stage", help="the stage to grade first (default: the first that has not passed)")
+    command.add_argument("--poll", action="store_true", help="look at modification times even if inotifywait exists")
+    command.add_argument("--rounds", type=int, help=argparse.SUPPRESS)   # stop after N gradings (tests)
+    command.add_argument("--timeout", type=float, default=timeout)
+    command.set_defaults(func=watch.command_watch)
+
+    command = sub.add_parser("drill", help="a timed drill: a blank stage with only its contract")
+    command.add_argument("chapter", nargs="?", help="default: any chapter")
+    command.add_argument("--stage", help="default: a stage you have not mastered")
+    command.add_argument("--grade", action="store_true", help="grade the running drill once")
+    command.add_argument("--stop", action="store_true", help="give up the running drill (its file is kept)")
+    command.add_argument("--no-wait", action="store_true", help="start or resume, then return at once")
+    command.add_argument("--seed", type=int, help=argparse.SUPPRESS)     # reproducible choice (tests)
+    command.add_argument("--timeout", type=float, default=timeout)
+    command.set_defaults(func=drill.command_drill)
+
+    command = sub.add_parser("plot", help="bar chart of a chapter's `make bench` results (PNG and SVG)")
+    command.add_argument("chapter")
+    command.add_argument("--results", help="default: build/bench/results.json")
+    command.add_argument("--out", help="default: build/plots/")
+    command.set_defaults(func=plot.command_plot)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,10 @@
+"""The learner's tools of the CUDA Kernel Workbook, behind `tools/workbook.py` and the Makefile.
+
+core      where things are, the chapters and their stages, running one stage of a grader
+state     build/progress.json: latest result per stage, hints seen, drills
+ui        terminal output: colours, symbols, progress bar, durations
+progress  `make progress`        hints  `make hint`          reset  `make reset-chapter`
+watch     `make watch-chapter`   drill  `make drill`         plot   `make plot-chapter`
+
+Standard library only, except plot, which needs matplotlib and says so when it is missing.
+"""

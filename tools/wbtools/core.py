@@ -1,0 +1,194 @@
+"""Where things are, the chapters and their stages, and running one stage of a grader.
+
+Every path the tools touch comes from ROOT (the workbook's folder) and BUILD (the build folder,
+`build/` unless WORKBOOK_BUILD says otherwise). WORKBOOK_ROOT exists for the tools' own tests.
+Use them as `core.ROOT` / `core.BUILD` (not copies), so that tests can point them elsewhere.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+ROOT = Path(os.environ.get("WORKBOOK_ROOT") or Path(__file__).resolve().parents[2]).resolve()
+BUILD = Path(os.environ.get("WORKBOOK_BUILD") or ROOT / "build").resolve()
+
+RESULT_RE = re.compile(r"^WORKBOOK-RESULT (\{.*\})\s*$")
+BENCH_RE = re.compile(r"^WORKBOOK-BENCH (\{.*\})\s*$")
+STATUS_TEXT = {
+    "passed": "passed",
+    "wrong": "wrong result",
+    "not-implemented": "not implemented yet",
+    "too-slow": "correct, too slow",
+    "crashed": "crashed",
+    "hung": "hung",
+    "skipped": "compiled (no GPU)",
+}
+
+
+class UserError(Exception):
+    """A problem the learner can fix; printed as one sentence, no traceback."""
+
+
+# ---- chapters ------------------------------------------------------------------------------------
+
+def chapter_dirs() -> list[Path]:
+    folder = ROOT / "chapters"
+    if not folder.is_dir():
+        raise UserError(f"No chapters/ folder in {ROOT}: run the tools from a copy of the workbook.")
+    return sorted(p for p in folder.iterdir()
+                  if p.is_dir() and re.match(r"^\d\d_", p.name) and (p / "stages.json").exists())
+
+
+def read_meta(folder: Path) -> dict:
+    try:
+        meta = json.loads((folder / "stages.json").read_text())
+    except (OSError, json.JSONDecodeError) as error:
+        raise UserError(f"chapters/{folder.name}/stages.json cannot be read ({error}): "
+                        f"restore it with `git checkout -- chapters/{folder.name}/stages.json`.")
+    meta["dir"] = folder.name
+    return meta
+
+
+def all_chapters() -> list[dict]:
+    return [read_meta(folder) for folder in chapter_dirs()]
+
+
+def chapter_list() -> str:
+    return ", ".join(f"{m['chapter']} ({m['dir'][3:]})" for m in all_chapters()) or "none yet"
+
+
+def load_chapter(number: int | str) -> dict:
+    """The chapter's stages.json plus its folder name ("dir"); UserError for an unknown chapter."""
+    try:
+        wanted = int(str(number).strip())
+    except ValueError:
+        raise UserError(f"'{number}' is not a chapter number: use one of {chapter_list()}.")
+    for meta in all_chapters():
+        if meta["chapter"] == wanted:
+            return meta
+    raise UserError(f"There is no chapter {wanted}: the chapters are {chapter_list()}.")
+
+
+def stage_ids(meta: dict, only: int | str | None = None) -> list[int]:
+    """Every stage id of the chapter, or just `only` after checking that it exists."""
+    ids = [s["id"] for s in meta["stages"]]
+    if only in (None, ""):
+        return ids
+    try:
+        wanted = int(str(only).strip())
+    except ValueError:
+        raise UserError(f"STAGE={only} is not a number: chapter {meta['chapter']} has stages {ids[0]} to {ids[-1]}.")
+    if wanted not in ids:
+        raise UserError(f"Chapter {meta['chapter']} has no stage {wanted}: its stages are {ids[0]} to {ids[-1]}.")
+    return [wanted]
+
+
+def find_stage(meta: dict, stage: int | str) -> dict:
+    wanted = stage_ids(meta, stage)[0]
+    return next(s for s in meta["stages"] if s["id"] == wanted)
+
+
+def exercise_path(meta: dict, stage: dict) -> Path:
+    return ROOT / "exercises" / meta["dir"] / f"{stage['file']}.cu"
+
+
+def solution_path(meta: dict, stage: dict) -> Path:
+    return ROOT / "solutions" / meta["dir"] / f"{stage['file']}.cu"
+
+
+def shown(path: Path) -> str:
+    """A path as the learner should read it: relative to the workbook when inside it."""
+    try:
+        return str(Path(path).resolve().relative_to(ROOT))
+    except ValueError:
+        return str(path)
+
+
+# ---- building and running graders ----------------------------------------------------------------
+
+def grader_path(meta: dict, track: str) -> Path:
+    return BUILD / "bin" / f"ch{meta['chapter']:02d}_grade_{track}"
+
+
+def require_configured_build(meta: dict) -> None:
+    if not (BUILD / "CMakeCache.txt").exists():
+        raise UserError(f"There is no build yet in {shown(BUILD)}: run `make check-chapter {meta['chapter']}` "
+                        "once (it configures and builds), then try again.")
+    if shutil.which("cmake") is None:
+        raise UserError("CMake was not found: install it (Debian/Ubuntu: sudo apt-get install cmake).")
+
+
+def build_target(target: str) -> tuple[bool, str]:
+    """Builds one target of the configured build; returns (success, compiler output)."""
+    proc = subprocess.run(["cmake", "--build", str(BUILD), "--target", target, "-j", str(os.cpu_count() or 2)],
+                          capture_output=True, text=True)
+    return proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def compile_errors(output: str, limit: int = 40) -> str:
+    """The part of a failed build a learner needs: the compiler's messages, not the command lines."""
+    keep = []
+    for line in output.splitlines():
+        if re.match(r"^\[\d+/\d+\]", line) or line.startswith(("FAILED:", "ninja:", "gmake", "make[", "make:")):
+            continue
+        if "nvcc" in line and len(line) > 300:   # a compiler command line
+            continue
+        keep.append(line.replace(str(ROOT) + os.sep, ""))
+    while keep and not keep[0].strip():
+        keep.pop(0)
+    if len(keep) > limit:
+        keep = keep[:limit] + [f"... ({len(keep) - limit} more lines)"]
+    return "\n".join(keep).rstrip()
+
+
+def parse_results(output: str) -> list[dict]:
+    """Every WORKBOOK-RESULT record of a grader's output (or of a ctest -V log, whose lines have a prefix)."""
+    records = []
+    for line in output.splitlines():
+        match = RESULT_RE.match(line.strip()) or RESULT_RE.match(line.split(": ", 1)[-1].strip())
+        if match:
+            try:
+                records.append(json.loads(match.group(1)))
+            except json.JSONDecodeError:
+                continue
+    return records
+
+
+def run_stage(grader: Path, stage: int, timeout: float, extra_env: dict | None = None) -> tuple[dict, str]:
+    """Runs one stage in its own process; returns its result record and its whole output."""
+    env = dict(os.environ, **(extra_env or {}))
+    try:
+        proc = subprocess.run([str(grader), f"[stage{stage}]"], capture_output=True, text=True,
+                              timeout=timeout, env=env)
+        output = proc.stdout + proc.stderr
+        code = proc.returncode
+    except subprocess.TimeoutExpired as expired:
+        partial = expired.stdout or ""
+        if isinstance(partial, bytes):
+            partial = partial.decode(errors="replace")
+        return ({"stage": stage, "status": "hung",
+                 "summary": f"the stage did not finish in {timeout:.0f} s: a deadlock or an endless loop"}, partial)
+    records = parse_results(output)
+    if records:
+        return records[-1], output
+    reason = f"exit code {code}" if code >= 0 else f"signal {-code}"
+    return ({"stage": stage, "status": "crashed",
+             "summary": f"the grader process died ({reason}) before reporting"}, output)
+
+
+def failure_details(output: str) -> str:
+    """The grader's explanation of a failure, without Catch2's framing lines."""
+    keep = []
+    for line in output.splitlines():
+        if line.startswith(("WORKBOOK-RESULT", "====", "---", "Filters:", "test cases:", "assertions:", "Randomness")):
+            continue
+        keep.append(line)
+    return "\n".join(keep).rstrip()
+
+
+def format_number(value, pattern: str) -> str:
+    return pattern.format(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else "-"
