@@ -22,14 +22,14 @@ using std::int64_t;
 using Launcher = void (*)(const float*, float*, int64_t, int64_t, cudaStream_t);
 
 /// (rows, cols) every stage must get right: single elements, single rows and columns, sizes one
-/// below and above the warp and tile widths, every remainder mod 4 on each side (the float4 stage
-/// needs cols % 4 == 0 for its loads and rows % 4 == 0 for its stores), whole tiles with partial
-/// edges, tall and wide shapes.
+/// below and above the warp and tile widths, odd and even sizes on each side (the float2 stage
+/// needs even cols for its loads and even rows for its stores), whole tiles with partial edges,
+/// tall and wide shapes.
 const std::vector<std::pair<int64_t, int64_t>> kShapes = {
     {1, 1},     {1, 7},     {7, 1},      {2, 3},       {1, 1000},    {1000, 1},   {31, 33},
     {32, 32},   {33, 17},   {17, 33},    {63, 65},     {64, 64},     {65, 129},   {100, 3},
     {3, 1000},  {128, 256}, {1000, 3001}, {3001, 1000}, {1001, 1024}, {1024, 1001}, {4096, 68},
-    {68, 4100}, {2048, 2048}};
+    {68, 4100}, {2048, 2048}, {2050, 4097}, {4097, 2050}};
 
 /// The large shape, checked on the GPU element by element (device_check.hpp).
 constexpr int64_t kLargeSide = 16384;
@@ -137,7 +137,7 @@ TEST_CASE("stage 4: padded tile", "[stage4]")
     });
 }
 
-TEST_CASE("stage 5: four elements per thread", "[stage5]")
+TEST_CASE("stage 5: eight elements per thread", "[stage5]")
 {
     wb::grade_stage(5, [](wb::Stage& stage) {
         grade(stage, candidate::transpose_5_multi_element, reference::transpose_4_padded_tile,
@@ -145,7 +145,7 @@ TEST_CASE("stage 5: four elements per thread", "[stage5]")
     });
 }
 
-TEST_CASE("stage 6: 64 x 64 tiles, float4", "[stage6]")
+TEST_CASE("stage 6: 64 x 64 tiles, float2", "[stage6]")
 {
     wb::grade_stage(6, [](wb::Stage& stage) {
         grade(stage, candidate::transpose_6_vectorized, reference::transpose_5_multi_element,
@@ -165,7 +165,7 @@ TEST_CASE("bench: chapter 5", "[.bench]")
                                reference::transpose_5_multi_element, reference::transpose_6_vectorized};
     const char* names[] = {"stage 1: naive",        "stage 2: coalesced writes, __ldg reads",
                            "stage 3: shared tile",  "stage 4: padded tile",
-                           "stage 5: 4 elements per thread", "stage 6: 64 x 64 tiles, float4"};
+                           "stage 5: 8 elements per thread", "stage 6: 64 x 64 tiles, float2"};
     for (int64_t side : {4096, 8192, 16384}) {
         const int64_t n = side * side;
         const double bytes = 2.0 * n * sizeof(float);

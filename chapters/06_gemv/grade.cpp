@@ -26,13 +26,13 @@ struct Shape {
 
 /// Shapes every stage must get right: K = 1, 3, 33, 1001 and every remainder mod 4; K below, at
 /// and above every group width of stage 4 (4, 8, 16, 32, 64, 128 floats); tall (M >> K), wide
-/// (K >> M) and square; and shapes that reach every branch of stage 6's dispatch (short rows,
-/// many long rows, few long rows).
+/// (K >> M) and square; and shapes that reach every branch of stage 6's dispatch (K / 4 = 1, 2, 4,
+/// up to 32, up to 255, from 256 on, and K % 4 != 0).
 const std::vector<Shape> kShapes = {
-    {1, 1},      {1, 3},      {3, 1},      {7, 5},      {33, 33},    {1, 1001},   {1001, 1},     {1000, 3},
-    {3, 1000},   {100, 4},    {100, 8},    {257, 16},   {257, 32},   {129, 64},   {1000, 128},   {65, 127},
-    {64, 129},   {500, 200},  {1001, 1001}, {5000, 33}, {20000, 16}, {30001, 4},  {10000, 8},    {2, 100003},
-    {64, 65536}, {20000, 260}, {40000, 32}};
+    {1, 1},      {1, 3},      {3, 1},      {7, 5},       {33, 33},    {1, 1001},   {1001, 1},   {1000, 3},
+    {3, 1000},   {100, 4},    {100, 8},    {257, 16},    {257, 32},   {129, 64},   {1000, 128}, {65, 127},
+    {64, 129},   {500, 200},  {1001, 1001}, {5000, 33},  {20000, 16}, {30001, 4},  {10000, 8},  {2, 100003},
+    {64, 65536}, {20000, 260}, {40000, 32}, {100, 1020}, {300, 1024}, {3, 4096}};
 
 /// The five benchmark shapes (the chapter's goal and stage 6's timed case).
 const std::vector<Shape> kBenchShapes = {{16384, 16384}, {65536, 4096}, {4096, 65536}, {1048576, 128}, {4194304, 32}};
@@ -73,11 +73,11 @@ void check_gemv(wb::Stage& stage, Launcher gemv)
     }
 }
 
-/// Device inputs large enough for every timed shape (all have M * K <= 2^28).
+/// Device inputs large enough for every timed shape (M * K <= 2^28, K <= 2^18, M <= 2^22).
 struct TimedInputs {
     wb::DeviceBuffer<float> A, x, y;
     explicit TimedInputs(cudaStream_t stream)
-        : A(std::size_t(1) << 28), x(std::size_t(1) << 16), y(std::size_t(1) << 22)
+        : A(std::size_t(1) << 28), x(std::size_t(1) << 18), y(std::size_t(1) << 22)
     {
         wb::fill_uniform_device(A.data(), static_cast<int64_t>(A.size()), wb::seed() + 61, -1.f, 1.f, stream);
         wb::fill_uniform_device(x.data(), static_cast<int64_t>(x.size()), wb::seed() + 62, -1.f, 1.f, stream);
@@ -137,8 +137,9 @@ TEST_CASE("stage 3: float4 loads", "[stage3]")
 {
     wb::grade_stage(3, [](wb::Stage& stage) {
         check_gemv(stage, candidate::gemv_3_float4);
+        // A wide matrix: 1024 rows are only 1024 warps, so what each warp keeps in flight decides.
         time_gemv(stage, candidate::gemv_3_float4, reference::gemv_2_warp_per_row, reference::gemv_3_float4,
-                  {65536, 4096});
+                  {1024, 262144});
     });
 }
 
@@ -156,7 +157,7 @@ TEST_CASE("stage 5: one block per row", "[stage5]")
     wb::grade_stage(5, [](wb::Stage& stage) {
         check_gemv(stage, candidate::gemv_5_block_per_row);
         time_gemv(stage, candidate::gemv_5_block_per_row, reference::gemv_4_subwarp, reference::gemv_5_block_per_row,
-                  {4096, 65536});
+                  {1024, 262144});
     });
 }
 

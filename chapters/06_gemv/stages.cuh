@@ -23,7 +23,8 @@
 ///   order, (K + 1) * 2^-24 * sum_k |A_ik x_k| (Higham, Accuracy and Stability of Numerical
 ///   Algorithms, section 3.1); one tolerance for the whole vector, the largest bound over its rows
 ///   (the rows of a random matrix have nearly the same bound);
-/// - tall (M >> K), wide (K >> M) and square shapes, odd K, K below and above every group width;
+/// - tall (M >> K), wide (K >> M) and square shapes, odd K, K below and above every group width
+///   (and so every branch of stage 6's dispatch);
 /// - speed against the previous reference stage on the stage's own shape (the last stage: against
 ///   cuBLAS cublasSgemv on the chapter's five benchmark shapes, in the same run).
 
@@ -61,10 +62,13 @@ void gemv_2_warp_per_row(const float* A, const float* x, float* y, std::int64_t 
 
 /// @brief Stage 3: one warp per row with float4 loads.
 ///
-/// Each lane loads 16 bytes of A and of x per step: a quarter of the load instructions and loop
-/// iterations of stage 2 for the same bytes, so more bytes are in flight per instruction issued.
+/// Each lane loads 16 bytes of A (and of x) per step: a quarter of the load instructions and loop
+/// iterations of stage 2 for the same bytes, and four times the bytes in flight per instruction.
+/// That matters when there are few warps: with many rows (65536 x 4096) the scalar loads of
+/// stage 2 already keep the memory busy, with 1024 rows of 262144 floats they do not.
 /// Only legal when every row is 16-byte aligned (K % 4 == 0); for other K, keep stage 2's scalar loop.
-/// Checked: as every stage, K of every remainder mod 4; speed against reference stage 2 on 65536 x 4096.
+/// Checked: as every stage, K of every remainder mod 4; speed against reference stage 2 on
+/// 1024 x 262144.
 void gemv_3_float4(const float* A, const float* x, float* y, std::int64_t M, std::int64_t K, cudaStream_t stream);
 
 /// @brief Stage 4: several rows per warp for short rows: groups of G lanes per row.
@@ -74,26 +78,26 @@ void gemv_3_float4(const float* A, const float* x, float* y, std::int64_t M, std
 /// the smallest power of two with 4 G >= K, at most 32): each group owns one row, so a warp works
 /// on 32 / G rows at once, and the reduction is wb::warp_reduce_sum<G> over the group only.
 /// Every lane of the warp must take part in the shuffles, also the lanes whose row is past M.
-/// Checked: as every stage, K = 1 .. 200 and every group width; speed against reference stage 3
-/// on 4194304 x 32.
+/// Checked: as every stage, every group width; speed against reference stage 3 on 4194304 x 32.
 void gemv_4_subwarp(const float* A, const float* x, float* y, std::int64_t M, std::int64_t K, cudaStream_t stream);
 
-/// @brief Stage 5: one block per row, for very long rows.
+/// @brief Stage 5: one block per row, for long rows.
 ///
-/// 4096 rows of 65536 floats are only 4096 warps' worth of work at one warp per row: about half of
-/// what an H100's 132 multiprocessors can hold at once, so half the latency-hiding is missing. One
-/// block of 256 threads per row gives 8 times more threads, each with a 256th of the row; the
-/// partial sums meet in wb::block_reduce_sum.
-/// Checked: as every stage; speed against reference stage 4 on 4096 x 65536.
+/// 1024 rows of 262144 floats are 1024 warps at one warp per row: 8 per multiprocessor of a
+/// 132-multiprocessor GPU that can hold 64, so most of the latency-hiding is missing. One block of
+/// 256 threads per row gives 8 times more threads, each with a 256th of the row; the partial sums
+/// meet in wb::block_reduce_sum.
+/// Checked: as every stage; speed against reference stage 4 on 1024 x 262144.
 void gemv_5_block_per_row(const float* A, const float* x, float* y, std::int64_t M, std::int64_t K,
                           cudaStream_t stream);
 
-/// @brief Stage 6: pick the kernel by shape.
+/// @brief Stage 6: pick the kernel by K.
 ///
-/// No single mapping wins everywhere: groups of lanes for short rows (stage 4), warps for
-/// medium rows with many of them, blocks (stage 5) for long rows with few of them. The launcher
-/// looks at K (and at M against the size of the GPU) and launches the right kernel, each tuned a
-/// little further (several independent 16-byte loads per lane in flight).
+/// No single mapping wins everywhere: groups of lanes for short rows (stage 4), blocks (stage 5)
+/// for long rows, a warp per row in between. The launcher looks at K and launches the right
+/// kernel; the short-row kernel is tuned further: each group handles several rows, so a lane
+/// issues several independent 16-byte loads before its first reduction, and A is loaded with the
+/// streaming cache hint (`__ldcs`: read once, evict first).
 /// Checked: as every stage, including shapes that reach every branch of the dispatch; speed
 /// against cuBLAS cublasSgemv on the five shapes 16384 x 16384, 65536 x 4096, 4096 x 65536,
 /// 1048576 x 128 and 4194304 x 32 launched one after the other. The chapter's goal: at least

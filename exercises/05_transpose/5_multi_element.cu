@@ -1,4 +1,4 @@
-// Chapter 5, stage 5: padded tile, 32 x 8 threads, four elements per thread.          (your exercise)
+// Chapter 5, stage 5: padded tile, 32 x 4 threads, eight elements per thread.          (your exercise)
 //
 // Write the kernel and the launch. The contract (sizes, alignment, what is checked) is in
 // chapters/05_transpose/stages.cuh; the lesson is chapters/05_transpose/README.md.
@@ -12,14 +12,15 @@ namespace WORKBOOK_TRACK {
 namespace {
 
 constexpr int kTile = 32;
-constexpr int kBlockRows = 8;   // threads along y; each covers kTile / kBlockRows = 4 rows of the tile
+constexpr int kBlockRows = 4;   // 32 x 4 threads: each covers kTile / kBlockRows = 8 rows of the tile
 
 __global__ void transpose_multi_element_kernel(const float* __restrict__ in, float* __restrict__ out,
                                                std::int64_t rows, std::int64_t cols)
 {
-    // TODO: the padded tile of stage 4, but thread (tx, ty) copies the tile rows ty, ty + 8,
-    //       ty + 16 and ty + 24 (a loop over k = 0, 8, 16, 24, unrolled) when loading, and the
-    //       output rows col0 + ty + k when storing. One __syncthreads() between the two loops.
+    // TODO: the padded tile of stage 4 with kBlockRows = 4: thread (tx, ty) copies the tile rows
+    //       ty, ty + 4, ..., ty + 28 (a loop over k = 0, 4, ..., 28 with #pragma unroll, so the
+    //       eight loads are all issued before the first one is needed), and the output rows
+    //       col0 + ty + k when storing. One __syncthreads() between the two loops.
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// Chapter 5, stage 6: 64 x 64 tiles, float4 global loads and stores.          (your exercise)
+// Chapter 5, stage 6: 64 x 64 tiles, float2 global loads and stores.          (your exercise)
 //
 // Write the kernel and the launch. The contract (sizes, alignment, what is checked) is in
 // chapters/05_transpose/stages.cuh; the lesson is chapters/05_transpose/README.md.
@@ -12,8 +12,8 @@ namespace WORKBOOK_TRACK {
 namespace {
 
 constexpr int kTile = 64;
-constexpr int kThreadsX = kTile / 4;   // 16 threads x one float4 = one 64-float row of the tile
-constexpr int kThreadsY = 16;
+constexpr int kThreadsX = kTile / 2;   // 32 threads x one float2 = one 64-float row of the tile
+constexpr int kThreadsY = 8;
 constexpr int kThreads = kThreadsX * kThreadsY;
 
 __global__ void __launch_bounds__(kThreads) transpose_vectorized_kernel(const float* __restrict__ in,
@@ -21,14 +21,15 @@ __global__ void __launch_bounds__(kThreads) transpose_vectorized_kernel(const fl
                                                                          std::int64_t cols)
 {
     // TODO: __shared__ float tile[kTile][kTile + 1]; the block handles the 64 x 64 tile at
-    //       (blockIdx.y * 64, blockIdx.x * 64).
-    //       Load: when the tile is whole and cols % 4 == 0, thread (tx, ty) loads the float4 at
-    //       columns 4 tx .. 4 tx + 3 of tile rows ty, ty + 16, ty + 32, ty + 48 and stores its four
-    //       floats into the tile one by one. Otherwise a scalar loop with bounds tests.
-    //       __syncthreads().
-    //       Store: when the tile is whole and rows % 4 == 0, output row col0 + j (j = ty + 16 k)
-    //       gets the float4 made of tile[4 tx + 0 .. 3][j] at output column row0 + 4 tx. Otherwise
-    //       a scalar loop with bounds tests.
+    //       (row0, col0) = (blockIdx.y * 64, blockIdx.x * 64).
+    //       Load: when the tile is whole and cols % 2 == 0, thread (tx, ty) loads the float2 at
+    //       columns col0 + 2 tx, + 1 of input rows row0 + ty + k (k = 0, 8, ..., 56) and stores its
+    //       two floats into tile[ty + k][2 tx], tile[ty + k][2 tx + 1]. Otherwise a scalar loop over
+    //       the 4096 elements of the tile (i = thread id; i += kThreads) with bounds tests.
+    //       __syncthreads() (the branch is the same for the whole block).
+    //       Store: when the tile is whole and rows % 2 == 0, output row col0 + j (j = ty + k) gets
+    //       make_float2(tile[2 tx][j], tile[2 tx + 1][j]) at output column row0 + 2 tx. Otherwise a
+    //       scalar loop with bounds tests.
 }
 
 }  // namespace

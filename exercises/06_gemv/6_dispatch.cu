@@ -1,4 +1,4 @@
-// Chapter 6, stage 6: y = A x, the kernel chosen by the shape.          (your exercise)
+// Chapter 6, stage 6: y = A x, the kernel chosen by K.          (your exercise)
 //
 // Write the kernel and the launch. The contract (sizes, alignment, what is checked) is in
 // chapters/06_gemv/stages.cuh; the lesson is chapters/06_gemv/README.md.
@@ -23,16 +23,16 @@ __global__ void __launch_bounds__(kThreads) gemv_rows_kernel(const float* __rest
 {
     // TODO: a warp owns (32 / G) * R consecutive rows: group g of the warp takes rows
     //       first_row + j * (32 / G), j = 0 .. R - 1. For each float4 k of the row (k = lane,
-    //       lane + G, ...): load x4[k] once, then the R float4s of A (rows past M load zeros), then
-    //       do the R dot products. At the end, R calls of wb::warp_reduce_sum<G> (by every lane).
+    //       lane + G, ...): load x4[k] once, then the R float4s of A with __ldcs (rows past M load
+    //       zeros), then do the R dot products. At the end, R calls of wb::warp_reduce_sum<G>
+    //       (by every lane), and lane 0 of each group writes its R results.
 }
 
-/// One block per row, U float4s per thread per step. K % 4 == 0 only.
-template <int U>
+/// One block per row. K % 4 == 0 only.
 __global__ void __launch_bounds__(kThreads) gemv_block_kernel(const float* __restrict__ A, const float* __restrict__ x,
                                                                float* __restrict__ y, std::int64_t K)
 {
-    // TODO: stage 5's kernel, loading U float4s (k, k + kThreads, ...) before using any of them.
+    // TODO: stage 5's kernel (float4 path only).
 }
 
 /// Rows that are not 16-byte aligned (K % 4 != 0): scalar loads, groups of G lanes per row.
@@ -47,10 +47,10 @@ __global__ void gemv_scalar_kernel(const float* __restrict__ A, const float* __r
 
 void gemv_6_dispatch(const float* A, const float* x, float* y, std::int64_t M, std::int64_t K, cudaStream_t stream)
 {
-    // TODO: K % 4 != 0: gemv_scalar_kernel. Otherwise by K / 4: short rows -> gemv_rows_kernel with
-    //       G = the smallest power of two >= K / 4 and R = 2 or 4; long rows and many of them
-    //       (M >= 2 x the warps the GPU keeps resident) -> gemv_rows_kernel<32, 2>; long rows and
-    //       few of them -> gemv_block_kernel, M blocks. WB_CHECK_LAUNCH() after each launch.
+    // TODO: K % 4 != 0: gemv_scalar_kernel<G>. Otherwise by v = K / 4: short rows (v <= 32) ->
+    //       gemv_rows_kernel<G, 4> with G = the smallest power of two >= v, at most 8; medium rows
+    //       (v < 256) -> gemv_rows_kernel<32, 1>, a warp per row; long rows -> gemv_block_kernel,
+    //       M blocks. WB_CHECK_LAUNCH() after each launch.
     (void)A, (void)x, (void)y, (void)M, (void)K, (void)stream;
 }
 

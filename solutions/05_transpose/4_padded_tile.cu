@@ -1,8 +1,9 @@
 // Chapter 5, stage 4: transpose through a padded [32][33] shared-memory tile.          (reference solution)
 //
-// Why it is faster than stage 3: with 33 floats per row, element (k, j) of the tile sits in bank
-// (33 k + j) % 32 = (k + j) % 32, so the 32 elements of a column land in 32 different banks and
-// the column read is served in one pass instead of 32. The global accesses are unchanged.
+// Why it is faster than stage 3: with 33 floats per row, element (k, j) of the tile is word
+// 33 k + j, in bank (k + j) % 32, so the 32 elements of a column land in 32 different banks and a
+// column read is served in one pass instead of 32. Nothing else changed: the difference in time
+// between stages 3 and 4 is what the bank conflicts cost.
 #include "05_transpose/stages.cuh"
 #include "common/primitives.cuh"
 
@@ -11,6 +12,7 @@ namespace WORKBOOK_TRACK {
 namespace {
 
 constexpr int kTile = 32;
+constexpr int kBlockRows = 8;
 
 __global__ void transpose_padded_tile_kernel(const float* __restrict__ in, float* __restrict__ out, std::int64_t rows,
                                              std::int64_t cols)
@@ -22,16 +24,22 @@ __global__ void transpose_padded_tile_kernel(const float* __restrict__ in, float
     const int tx = threadIdx.x;
     const int ty = threadIdx.y;
 
-    if (row0 + ty < rows && col0 + tx < cols) tile[ty][tx] = in[(row0 + ty) * cols + col0 + tx];
+#pragma unroll
+    for (int k = 0; k < kTile; k += kBlockRows) {
+        if (row0 + ty + k < rows && col0 + tx < cols) tile[ty + k][tx] = in[(row0 + ty + k) * cols + col0 + tx];
+    }
     __syncthreads();
-    if (col0 + ty < cols && row0 + tx < rows) out[(col0 + ty) * rows + row0 + tx] = tile[tx][ty];   // conflict-free
+#pragma unroll
+    for (int k = 0; k < kTile; k += kBlockRows) {   // the column reads are now conflict-free
+        if (col0 + ty + k < cols && row0 + tx < rows) out[(col0 + ty + k) * rows + row0 + tx] = tile[tx][ty + k];
+    }
 }
 
 }  // namespace
 
 void transpose_4_padded_tile(const float* in, float* out, std::int64_t rows, std::int64_t cols, cudaStream_t stream)
 {
-    const dim3 block(kTile, kTile);
+    const dim3 block(kTile, kBlockRows);
     const dim3 grid(static_cast<unsigned>(wb::ceil_div<std::int64_t>(cols, kTile)),
                     static_cast<unsigned>(wb::ceil_div<std::int64_t>(rows, kTile)));
     transpose_padded_tile_kernel<<<grid, block, 0, stream>>>(in, out, rows, cols);
