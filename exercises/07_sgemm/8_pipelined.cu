@@ -1,0 +1,132 @@
+// Chapter 7, stage 8: software pipelining with cp.async, register double buffering.          (your exercise)
+//
+// Write the kernel and the launch. The contract (sizes, alignment, what is checked) is in
+// chapters/07_sgemm/stages.cuh; the lesson is chapters/07_sgemm/README.md.
+// Grade it with `make check-chapter 7`. You may change anything in this file except the
+// launcher's name and parameters. `make hint CH=7 STAGE=8` when stuck.
+#include "07_sgemm/stages.cuh"
+#include "common/primitives.cuh"
+
+#include <algorithm>
+#include <type_traits>
+
+namespace WORKBOOK_TRACK {
+
+namespace {
+
+/// The tile shape of one kernel instance. Threads = (BM / WM) * (BN / WN) warps of 32.
+template <int BM_, int BN_, int BK_, int WM_, int WN_, int TM_, int TN_, int STAGES_>
+struct TileConfig {
+    static constexpr int BM = BM_, BN = BN_, BK = BK_;   // block tile and K step
+    static constexpr int WM = WM_, WN = WN_;             // warp tile
+    static constexpr int TM = TM_, TN = TN_;             // thread tile: (TM / 4) x (TN / 4) blocks of 4 x 4
+    static constexpr int STAGES = STAGES_;               // shared-memory buffers in the pipeline
+    static constexpr int kLanesN = WN / TN;              // lanes across a warp tile
+    static constexpr int kLanesM = WM / TM;              // lanes down it
+    static constexpr int kWarpsN = BN / WN;
+    static constexpr int kThreads = (BM / WM) * kWarpsN * 32;
+    static constexpr int kLdA = BM + 4;   // As[k][m] row: +4 floats keep the transposing copies conflict-free
+    static constexpr int kLdB = BN + 4;   // Bs[k][n] row
+    static constexpr int kStageFloats = BK * kLdA + BK * kLdB;
+    static constexpr int kLoadsA = BM * BK / kThreads;        // 4-byte copies of A per thread per tile
+    static constexpr int kLoadsB4 = BK * BN / 4 / kThreads;   // 16-byte copies of B per thread per tile
+    static constexpr int kLoadsB1 = BK * BN / kThreads;       // 4-byte copies of B (unaligned N)
+    static_assert(kLanesM * kLanesN == 32, "a warp tile is 32 lanes");
+    static_assert(TM % 4 == 0 && TN % 4 == 0, "thread tiles are made of 4 x 4 blocks");
+    static_assert(BM % WM == 0 && BN % WN == 0, "warp tiles cover the block tile");
+    static_assert(kThreads % BK == 0 && BM * BK % kThreads == 0, "A tile copies divide evenly");
+    static_assert(BK * BN / 4 % kThreads == 0 && kThreads % (BN / 4) == 0, "B tile copies divide evenly");
+    static_assert(STAGES >= 2, "a pipeline needs two buffers at least");
+};
+
+// ---- cp.async (sm_80+), with a synchronous stand-in so that the file compiles for older GPUs ----
+
+template <bool kZeroFill>
+__device__ __forceinline__ void copy4(float* smem, const float* gmem, bool inside)
+{
+    // TODO: #if __CUDA_ARCH__ >= 800: dst = static_cast<unsigned>(__cvta_generic_to_shared(smem)), then
+    //       asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" :: "r"(dst), "l"(gmem),
+    //       "r"(inside ? 4 : 0)) when kZeroFill (source size 0: nothing is read, 4 zero bytes are
+    //       written), or the same without the last operand ("..., 4;\n") otherwise.
+    //       #else: a plain copy, *smem = (!kZeroFill || inside) ? *gmem : 0.
+}
+
+template <bool kZeroFill>
+__device__ __forceinline__ void copy16(float* smem, const float* gmem, bool inside)
+{
+    // TODO: as copy4 with 16 bytes: "cp.async.cg.shared.global [%0], [%1], 16, %2;\n" (cg: L2 only,
+    //       16-byte copies only). #else: a float4 copy.
+}
+
+__device__ __forceinline__ void copy_commit()
+{
+    // TODO: #if __CUDA_ARCH__ >= 800: asm volatile("cp.async.commit_group;\n" ::);
+}
+
+/// Waits until at most @p kPending of this thread's committed copy groups are still in flight.
+template <int kPending>
+__device__ __forceinline__ void copy_wait()
+{
+    // TODO: #if __CUDA_ARCH__ >= 800: asm volatile("cp.async.wait_group %0;\n" :: "n"(kPending));
+}
+
+// ---- the kernel -------------------------------------------------------------------------------
+
+/// @tparam kVecB  N % 4 == 0: rows of B and C are 16-byte aligned (16-byte copies, float4 stores)
+/// @tparam kAsync cp.async multi-stage pipeline (sm_80+); otherwise a register-staged double buffer
+template <class Cfg, bool kVecB, bool kAsync>
+__global__ void __launch_bounds__(Cfg::kThreads)
+    sgemm_pipelined_kernel(int M, int N, int K, float alpha, const float* __restrict__ A,
+                           const float* __restrict__ B, float beta, float* __restrict__ C, int group_m)
+{
+    // TODO: extern __shared__ __align__(16) float smem[]; stage s holds As[BK][kLdA] (transposed)
+    //       then Bs[BK][kLdB], at smem + s * kStageFloats.
+    // TODO: the tile: blockIdx.x walks down group_m tile rows before moving one tile column right
+    //       (blocks in flight share tiles of B in L2); m0, n0 from that. warp_m, warp_n, lane_m and
+    //       lane_n as in stage 7, with Cfg's WM, WN, kLanesM, kLanesN.
+    // TODO: copies of A: element e = t + i * kThreads of the tile is row e / BK, k e % BK: 4-byte
+    //       copy4 into As[k][row] (the transpose). Rows past M repeat row M - 1 (min): their results
+    //       are never stored. Copies of B: 16-byte chunks (copy16) when kVecB, columns past N repeat
+    //       the last valid chunk; 4-byte copies otherwise.
+    // TODO: a full K tile (k0 + BK <= K) uses copy<false> (no tests); the last partial one uses
+    //       copy<true> with inside = (k < K), so k >= K is zero-filled.
+    // TODO: compute(stage): for k in 0..BK-1, float4 fragments of A and B from the stage's buffers,
+    //       TM x TN FMAs; load the fragments of k + 1 (a second set of registers) before the FMAs
+    //       of k.
+    // TODO: kAsync: prologue issues tiles 0 .. STAGES - 2, one commit each (empty groups too). Then
+    //       per tile: copy_wait<STAGES - 2>(); __syncthreads(); issue tile + STAGES - 1 into the
+    //       buffer that tile - 1 used; copy_commit(); compute(tile's buffer).
+    //       !kAsync: two buffers; load tile + 1 into registers, compute this tile, store the
+    //       registers into the other buffer, __syncthreads().
+    // TODO: epilogue as in stage 7, rows and columns from the lane's (TM / 4) x (TN / 4) blocks.
+}
+
+/// True when this GPU has cp.async (compute capability 8.0 or newer).
+bool device_has_cp_async()
+{
+    // TODO: cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) >= 8, computed once.
+    return false;
+}
+
+template <class Cfg, bool kVecB, bool kAsync>
+void launch_instance(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C,
+                     int group_m, cudaStream_t stream)
+{
+    // TODO: smem_bytes = stages * Cfg::kStageFloats * sizeof(float); above 48 KB the kernel must be
+    //       allowed first: cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+    //       smem_bytes) (once). One block per tile of C: ceil(M / BM) * ceil(N / BN) blocks of
+    //       Cfg::kThreads, then WB_CHECK_LAUNCH().
+    (void)M, (void)N, (void)K, (void)alpha, (void)A, (void)B, (void)beta, (void)C, (void)group_m, (void)stream;
+}
+
+}  // namespace
+
+void sgemm_8_pipelined(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C,
+                       cudaStream_t stream)
+{
+    // TODO: pick a TileConfig (the chapter README's table says which shapes were fastest on which
+    //       GPU), then launch_instance<Cfg, N % 4 == 0, device_has_cp_async()> for the four cases.
+    (void)M, (void)N, (void)K, (void)alpha, (void)A, (void)B, (void)beta, (void)C, (void)stream;
+}
+
+}  // namespace WORKBOOK_TRACK
