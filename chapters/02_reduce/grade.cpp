@@ -87,10 +87,6 @@ std::string likely_cause(const Case& c, double got, int call, bool first_call_ok
         return "the -inf element did not reach the result: it was skipped (a tail or boundary element missed?).";
     }
     if (std::isinf(got)) return "an overflow: values near 1e30 must not be squared or scaled up.";
-    if (got == 0.0 && expected != 0.0) {
-        return "0: nothing reached the result (the block's sum written before the tree finished, a missing "
-               "__syncthreads(), or the wrong buffer passed to the last pass?).";
-    }
     if (expected != 0.0) {
         const double ratio = got / expected;
         const double m = std::round(ratio);
@@ -127,11 +123,26 @@ std::string likely_cause(const Case& c, double got, int call, bool first_call_ok
                        ": the first block(s) were lost (a partial sum overwritten by another pass or block?).";
             }
         }
+        if (!c.y.empty()) {
+            double xx = 0.0, yy = 0.0;
+            for (int64_t i = 0; i < n; ++i) {
+                xx += static_cast<double>(c.x[i]) * c.x[i];
+                yy += static_cast<double>(c.y[i]) * c.y[i];
+            }
+            if (got == xx || got == yy) {
+                return std::string("exactly sum(") + (got == xx ? "x * x" : "y * y") +
+                       "): one input was read twice and the other never (a copy-paste slip in the loads?).";
+            }
+        }
         const double diff = got - expected;
         if (std::fabs(diff) <= c.element_bound) {
             return "off by " + fmt(diff) + ", about one element: one value missed or added twice at a boundary "
                    "(the last element, i + blockDim.x past n, the float4 tail), or a race on one slot.";
         }
+    }
+    if (got == 0.0 && expected != 0.0) {
+        return "0: nothing reached the result (the block's sum written before the tree finished, a missing "
+               "__syncthreads(), or the wrong buffer passed to the last pass?).";
     }
     return "the error is far beyond rounding: values lost or counted twice (wrong indices, a pass over the partial "
            "sums that misses some of them), partial sums read before they were written, or a race (a missing "
@@ -150,6 +161,14 @@ wb::CompareReport judge(const Case& c, const std::vector<float>& out, int call, 
             written_past = k;
             break;
         }
+    }
+    if (wb::is_poison(got) && written_past < 0 && call > 1 && first_call_ok) {
+        report.ok = false;
+        report.untouched = 1;
+        report.message = "the first call on this workspace wrote the right result, and this call wrote nothing to "
+                         "*out.\n  likely cause: state left in the workspace by the previous call: a counter that "
+                         "is not back at 0, so no block believes it is the last one.";
+        return report;
     }
     if (wb::is_poison(got) && written_past < 0) {
         report.ok = false;

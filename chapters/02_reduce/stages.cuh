@@ -146,8 +146,9 @@ void sum_7_many_per_thread(const float* in, float* out, std::int64_t n, float* w
 ///
 /// Each warp reduces its 32 values in registers (`__shfl_down_sync`, five steps, no shared memory,
 /// no barrier); lane 0 of each warp stores the warp's sum; after a single __syncthreads() warp 0
-/// reduces those sums with shuffles again. One barrier instead of one per tree level. This is
-/// exactly wb::block_reduce_sum in common/primitives.cuh, which the later chapters use.
+/// reduces those sums with shuffles again. One barrier instead of one per tree level. The later
+/// chapters use the same construction from common/primitives.cuh (wb::block_reduce_sum, written
+/// with xor shuffles so that every thread receives the sum).
 /// Checked: as stage 1; speed against reference stage 7.
 void sum_8_warp_shuffle(const float* in, float* out, std::int64_t n, float* workspace, cudaStream_t stream);
 

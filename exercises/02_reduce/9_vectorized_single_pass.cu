@@ -34,7 +34,7 @@ __global__ void __launch_bounds__(kBlock) reduce_single_pass_kernel(const float*
     // TODO: the float4s after the last whole tile, then the last n % 4 floats, with grid-stride
     //       loops over the whole grid.
     // TODO: reduce acc over the block (your stage 8 block_sum, or wb::block_reduce_sum<kBlock>(acc,
-    //       scratch) from common/primitives.cuh, which is the same code).
+    //       scratch) from common/primitives.cuh, the same construction).
     // TODO: thread 0: partials[blockIdx.x] = block sum; __threadfence(); ticket = atomicAdd(counter, 1);
     //       the block whose ticket is gridDim.x - 1 is the last (tell the block via __shared__ + __syncthreads()).
     // TODO: the last block: __threadfence(); sum partials[0 .. gridDim.x) (read with __ldcg), reduce over

@@ -5,8 +5,9 @@
 // (five __shfl_down_sync steps, no shared memory, no barrier), lane 0 of each warp stores one value,
 // and after a single barrier warp 0 reduces those. On a large input the reduction runs once per
 // block, so the gain is small: it is the end of each block (and the whole second launch) that gets
-// shorter. The same code, as wb::warp_reduce_sum and wb::block_reduce_sum in common/primitives.cuh,
-// is what every later chapter uses for its row reductions, where it runs once per row.
+// shorter. The same construction, as wb::warp_reduce_sum and wb::block_reduce_sum in
+// common/primitives.cuh (with xor shuffles, so that every lane gets the sum), is what every later
+// chapter uses for its row reductions, where it runs once per row.
 #include "02_reduce/stages.cuh"
 #include "common/primitives.cuh"
 

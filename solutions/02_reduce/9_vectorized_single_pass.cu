@@ -11,8 +11,8 @@
 // - Streaming loads (__ldcs, "cache streaming"): every byte is read exactly once, so the loads ask
 //   the caches to evict these lines first instead of keeping them. Measured on an H200, this is
 //   what puts the kernel ahead of CUB (about 2-3% over plain __ldg loads on 2^28 floats).
-// The block reduction is stage 8's, taken from common/primitives.cuh (wb::block_reduce_sum is that
-// code, written once for every later chapter).
+// The block reduction is stage 8's construction, taken from common/primitives.cuh
+// (wb::block_reduce_sum: warp shuffles, one barrier, written once for every later chapter).
 #include "02_reduce/stages.cuh"
 #include "common/primitives.cuh"
 
