@@ -10,6 +10,9 @@
 
 #include <cstdint>
 #include <cstring>
+#include <optional>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace wb {
@@ -18,6 +21,40 @@ namespace wb {
 /// float, double, __half and __nv_bfloat16 (an all-ones NaN that no arithmetic produces), so an
 /// element the kernel never wrote both fails the comparison and can be told apart from a computed NaN.
 inline constexpr unsigned char kPoisonByte = 0xFF;
+
+/// Every DeviceBuffer has this many bytes of poison after its last element: a kernel that writes past
+/// the end (a missing bounds test in the last block, a vector store past the tail) lands there instead
+/// of in someone else's memory, and download() reports it. 64 KiB covers a whole 1024-thread block of
+/// 16-byte stores past the end.
+inline constexpr std::size_t kGuardBytes = std::size_t(64) << 10;
+
+/// Thrown by DeviceBuffer::download() when the guard after the buffer was written.
+class OutOfBoundsWrite : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+/// What a guard that is no longer all poison says: nothing when it is intact, else the message of
+/// OutOfBoundsWrite. @p count elements of @p element_size bytes precede the guard. Pure logic.
+inline std::optional<std::string> describe_guard(const std::vector<unsigned char>& guard, std::size_t count,
+                                                 std::size_t element_size)
+{
+    std::size_t first = guard.size(), last = 0, changed = 0;
+    for (std::size_t i = 0; i < guard.size(); ++i) {
+        if (guard[i] == kPoisonByte) continue;
+        if (first == guard.size()) first = i;
+        last = i;
+        ++changed;
+    }
+    if (changed == 0) return std::nullopt;
+    const std::size_t first_element = count + first / element_size;
+    const std::size_t last_element = count + last / element_size;
+    return "your kernel wrote past the end of an array of " + std::to_string(count) + " elements: elements " +
+           std::to_string(first_element) + " to " + std::to_string(last_element) + " (" + std::to_string(changed) +
+           " bytes beyond its end) were written, and they belong to nobody.\n  likely cause: a missing bounds test "
+           "(if (i < n)) in the last block, or a vector access past the tail. Outside the grader such a write "
+           "corrupts other data or crashes.";
+}
 
 /// True when @p value still holds the poison, bit for bit.
 template <typename T>
@@ -38,7 +75,10 @@ public:
     DeviceBuffer() = default;
     explicit DeviceBuffer(std::size_t count) : count_(count)
     {
-        if (count_ > 0) WB_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&ptr_), bytes()));
+        if (count_ > 0) {
+            WB_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&ptr_), bytes() + kGuardBytes));
+            WB_CUDA_CHECK(cudaMemset(guard(), kPoisonByte, kGuardBytes));
+        }
     }
     explicit DeviceBuffer(const std::vector<T>& host) : DeviceBuffer(host.size()) { upload(host); }
     ~DeviceBuffer()
@@ -64,20 +104,27 @@ public:
         if (host.size() != count_) throw std::runtime_error("DeviceBuffer::upload: size mismatch");
         if (count_ > 0) WB_CUDA_CHECK(cudaMemcpy(ptr_, host.data(), bytes(), cudaMemcpyHostToDevice));
     }
+    /// Copies the elements to the host; throws OutOfBoundsWrite when the guard after them was written.
     std::vector<T> download() const
     {
         std::vector<T> host(count_);
-        if (count_ > 0) WB_CUDA_CHECK(cudaMemcpy(host.data(), ptr_, bytes(), cudaMemcpyDeviceToHost));
+        if (count_ > 0) {
+            WB_CUDA_CHECK(cudaMemcpy(host.data(), ptr_, bytes(), cudaMemcpyDeviceToHost));
+            std::vector<unsigned char> guard_bytes(kGuardBytes);
+            WB_CUDA_CHECK(cudaMemcpy(guard_bytes.data(), guard(), kGuardBytes, cudaMemcpyDeviceToHost));
+            if (auto problem = describe_guard(guard_bytes, count_, sizeof(T))) throw OutOfBoundsWrite(*problem);
+        }
         return host;
     }
-    /// Fills the buffer with kPoisonByte (synchronously, so no launch can race with it).
+    /// Fills the buffer and its guard with kPoisonByte (synchronously, so no launch can race with it).
     void poison()
     {
-        if (count_ > 0) WB_CUDA_CHECK(cudaMemset(ptr_, kPoisonByte, bytes()));
+        if (count_ > 0) WB_CUDA_CHECK(cudaMemset(ptr_, kPoisonByte, bytes() + kGuardBytes));
         WB_CUDA_CHECK(cudaDeviceSynchronize());
     }
 
 private:
+    unsigned char* guard() const { return reinterpret_cast<unsigned char*>(ptr_) + bytes(); }
     void swap(DeviceBuffer& other) noexcept
     {
         std::swap(ptr_, other.ptr_);

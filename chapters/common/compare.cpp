@@ -49,7 +49,7 @@ bool is_power_of_two(std::int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 /// Recognises the common patterns of a wrong kernel from which elements are bad.
 std::string likely_cause(const std::vector<double>& expected, const std::vector<double>& got,
                          const std::vector<std::uint8_t>& untouched, const std::vector<std::uint8_t>& bad,
-                         const CompareReport& report, const Layout& layout)
+                         const CompareReport& report, const Tolerance& tolerance, const Layout& layout)
 {
     const auto n = static_cast<std::int64_t>(expected.size());
 
@@ -64,6 +64,12 @@ std::string likely_cause(const std::vector<double>& expected, const std::vector<
                 text += "Only the first " + std::to_string(first_untouched) +
                         " elements were done: if that is your block size, only one block worked "
                         "(is blockIdx.x in the index?) or the grid is too small.";
+            } else if (is_power_of_two(first_untouched) && first_untouched >= 32) {
+                // A written prefix of a block-like size and a short rest: both readings fit this input.
+                text += "Either only one block did any work (if " + std::to_string(first_untouched) +
+                        " is your block size: is blockIdx.x in the index?), or the tail is not covered "
+                        "(round the grid size up with ceil_div, and handle the elements past the last full "
+                        "block or vector).";
             } else {
                 text += "The tail is not covered: round the grid size up (ceil_div), and handle the "
                         "elements past the last full block or vector.";
@@ -101,7 +107,7 @@ std::string likely_cause(const std::vector<double>& expected, const std::vector<
 
     // Every wrong value off by the same factor.
     double ratio = 0.0;
-    bool constant_ratio = report.bad > 0;
+    bool constant_ratio = report.bad > 1;   // one wrong value always has "a constant ratio": no evidence
     for (std::int64_t i = 0; i < n && constant_ratio; ++i) {
         if (!bad[i]) continue;
         if (expected[i] == 0.0) {
@@ -115,6 +121,25 @@ std::string likely_cause(const std::vector<double>& expected, const std::vector<
     if (constant_ratio && ratio != 0.0 && std::fabs(ratio - 1.0) > 1e-3) {
         return "every wrong value is " + format_number(ratio) +
                " times the right one: a value counted several times or a missing or extra scale factor.";
+    }
+
+    // Every wrong value close to the right one: lost precision rather than a logic error.
+    if (report.bad > 1 && report.untouched == 0 && (tolerance.abs > 0.0 || tolerance.rel > 0.0)) {
+        double worst = 0.0;   // largest error as a multiple of the error allowed at that element
+        for (std::int64_t i = 0; i < n; ++i) {
+            if (!bad[i]) continue;
+            if (!std::isfinite(expected[i]) || !std::isfinite(got[i])) {
+                worst = INFINITY;
+                break;
+            }
+            worst = std::max(worst, std::fabs(got[i] - expected[i]) / (tolerance.abs + tolerance.rel * std::fabs(expected[i])));
+        }
+        if (worst <= 16.0) {
+            return "every wrong value is close to the right one (at most " + format_number(std::ceil(worst)) +
+                   " times the error allowed): lost precision, not a logic error. Arithmetic or accumulation in "
+                   "half precision, an approximate function where the contract asks for more, or a long chain "
+                   "of float additions?";
+        }
     }
 
     // Only the end is wrong.
@@ -180,7 +205,7 @@ CompareReport compare_values(const std::vector<double>& expected, const std::vec
          << format_number(report.expected_at_first) << ", got "
          << (untouched[report.first_bad] ? std::string("nothing (never written)") : format_number(report.got_at_first))
          << " (tolerance: " << tolerance.describe() << ")";
-    const std::string cause = likely_cause(expected, got, untouched, bad, report, layout);
+    const std::string cause = likely_cause(expected, got, untouched, bad, report, tolerance, layout);
     if (!cause.empty()) text << "\n  likely cause: " << cause;
     report.message = text.str();
     return report;

@@ -80,14 +80,84 @@ StageFailure failure_from_cuda(const CudaError& error, int chapter)
 void print_result(const GraderContext& context, const StageInfo& info, Status status, const std::string& message, const std::string& fields)
 {
     std::string first_line = message.substr(0, message.find('\n'));
+    // A failure also carries its whole message, so that tools can match more than the first line.
+    const std::string details = (status == Status::passed || status == Status::skipped)
+                                    ? std::string()
+                                    : ", \"details\": " + json_string(message);
     std::printf("WORKBOOK-RESULT {\"chapter\": %d, \"stage\": %d, \"track\": \"%s\", \"status\": \"%s\", "
-                "\"title\": %s%s, \"summary\": %s}\n",
+                "\"title\": %s%s, \"summary\": %s%s}\n",
                 context.chapter, info.id, context.track, status_name(status), json_string(info.title).c_str(),
-                fields.c_str(), json_string(first_line).c_str());
+                fields.c_str(), json_string(first_line).c_str(), details.c_str());
     std::fflush(stdout);
 }
 
 }  // namespace
+
+std::optional<StageFailure> UnwrittenOutputs::on_report(const CompareReport& report, const std::string& case_name)
+{
+    static const char* const kNotCovered =
+        "for this input the launch covers no element: a grid rounded down instead of up (use ceil_div), or "
+        "a tail (the elements past the last full block or vector) that no thread handles.";
+    if (report.nothing_written) {
+        if (written_) {
+            return StageFailure{Status::wrong, "wrong result for " + case_name +
+                                                   ": the output was never written (every element still holds "
+                                                   "the poison), although other inputs were handled.\n  likely cause: " +
+                                                   kNotCovered};
+        }
+        if (pending_case_.empty()) {
+            pending_case_ = case_name;
+            pending_message_ = report.message;
+        }
+        return std::nullopt;   // no verdict yet: "not implemented" or a size the launch does not cover
+    }
+    written_ = true;
+    const std::string also = pending_case_.empty() ? std::string()
+                                                   : "\n  also: nothing at all was written for " + pending_case_ + ".";
+    if (!report.ok) return StageFailure{Status::wrong, "wrong result for " + case_name + ": " + report.message + also};
+    if (!pending_case_.empty()) {
+        return StageFailure{Status::wrong, "wrong result for " + pending_case_ +
+                                               ": the output was never written (every element still holds the "
+                                               "poison), although other inputs such as " + case_name +
+                                               " came out right.\n  likely cause: " + kNotCovered};
+    }
+    return std::nullopt;
+}
+
+std::optional<StageFailure> UnwrittenOutputs::at_end() const
+{
+    if (written_ || pending_case_.empty()) return std::nullopt;
+    return StageFailure{Status::not_implemented, pending_message_};
+}
+
+std::optional<StageFailure> stream_probe_verdict(cudaError_t capture_error, std::size_t nodes)
+{
+    static const char* const kAdvice =
+        "\n  likely cause: a kernel launched without its stream, kernel<<<grid, block>>>(...), runs on the "
+        "default stream (so does a stream of your own), unordered with the grader's work and outside its "
+        "timing. Pass the stream you were given: kernel<<<grid, block, shared_bytes, stream>>>(...).";
+    if (capture_error == cudaErrorStreamCaptureImplicit) {
+        return StageFailure{Status::wrong, "your launcher used the legacy default stream instead of the stream it "
+                                           "was given." + std::string(kAdvice)};
+    }
+    if (capture_error != cudaSuccess || nodes > 0) return std::nullopt;
+    return StageFailure{Status::wrong, "your launcher put no work on the stream it was given: the grader recorded "
+                                       "that stream while calling your launcher once and found nothing on it." +
+                                           std::string(kAdvice)};
+}
+
+StageFailure recheck_failure(const StageFailure& failure)
+{
+    static const char* const kCause =
+        "\n  likely cause: the launcher was right before timing, so it behaves differently on a repeated call: "
+        "a result cached from an earlier call with the same arguments (work skipped), or state kept between calls.";
+    if (failure.status == Status::not_implemented) {
+        return {Status::wrong, "after timing, a call wrote nothing, although the same launcher wrote the right "
+                               "result before timing." + std::string(kCause)};
+    }
+    if (failure.status == Status::wrong) return {Status::wrong, "after timing, " + failure.message + kCause};
+    return failure;
+}
 
 Stage::Stage(const GraderContext& context, const StageInfo& info) : context_(context), info_(info) {}
 
@@ -120,20 +190,65 @@ void Stage::run(const Launch& launch)
 
 void Stage::expect(const CompareReport& report, const std::string& case_name)
 {
+    if (rechecking_) {   // after timing: check_speed turns these into "wrong" (recheck_failure)
+        if (report.ok) {
+            std::printf("  ok    %s\n", case_name.c_str());
+            return;
+        }
+        if (report.nothing_written) throw StageFailure{Status::not_implemented, report.message};
+        throw StageFailure{Status::wrong, "wrong result for " + case_name + ": " + report.message};
+    }
+    const std::optional<StageFailure> failure = unwritten_.on_report(report, case_name);
     if (report.ok) {
         std::printf("  ok    %s\n", case_name.c_str());
-        return;
+    } else if (report.nothing_written && !failure) {
+        std::printf("  --    %s: nothing written\n", case_name.c_str());
     }
-    if (report.nothing_written) throw StageFailure{Status::not_implemented, report.message};
-    throw StageFailure{Status::wrong, "wrong result for " + case_name + ": " + report.message};
+    if (failure) throw *failure;
+}
+
+void Stage::end_of_correctness()
+{
+    if (const std::optional<StageFailure> failure = unwritten_.at_end()) throw *failure;
+}
+
+void Stage::check_stream_use(const Launch& launch)
+{
+    // Relaxed mode: a launcher may allocate (cudaMalloc) while its stream is being captured.
+    if (cudaStreamBeginCapture(stream(), cudaStreamCaptureModeRelaxed) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return;   // no capture, no verdict
+    }
+    cudaError_t error = cudaSuccess;
+    try {
+        launch(stream());
+    } catch (const CudaError& e) {
+        error = e.code();
+    } catch (...) {
+        error = cudaErrorUnknown;
+    }
+    const cudaError_t last = cudaGetLastError();
+    if (error == cudaSuccess) error = last;
+    cudaGraph_t graph = nullptr;
+    const cudaError_t end = cudaStreamEndCapture(stream(), &graph);
+    if (error == cudaSuccess) error = end;
+    std::size_t nodes = 0;
+    if (graph != nullptr) {
+        if (cudaGraphGetNodes(graph, nullptr, &nodes) != cudaSuccess && error == cudaSuccess) error = cudaErrorUnknown;
+        cudaGraphDestroy(graph);
+    }
+    (void)cudaGetLastError();   // errors of the capture are the probe's business only
+    if (const std::optional<StageFailure> failure = stream_probe_verdict(error, nodes)) throw *failure;
 }
 
 void Stage::check_speed(const SpeedCase& speed)
 {
+    end_of_correctness();
     if (const char* only = std::getenv("WORKBOOK_CORRECTNESS_ONLY"); only && *only && *only != '0') {
         std::printf("  speed not measured (WORKBOOK_CORRECTNESS_ONLY is set)\n");
         return;
     }
+    check_stream_use(speed.candidate);
     const double copy_gbps = copy_bandwidth_gbps();
     const bool has_target = info_.speedup_target > 0.0 && speed.previous_reference;
 
@@ -181,18 +296,28 @@ void Stage::check_speed(const SpeedCase& speed)
     std::printf("  speed (%s): this stage %s\n", speed.description.c_str(), describe_rate(t_candidate).c_str());
     record("ms", t_candidate);
     record("copy_gbps", copy_gbps);
+    const double gbps = speed.bytes > 0 ? speed.bytes / (t_candidate * 1e-3) / 1e9 : 0.0;
     if (speed.bytes > 0) {
-        const double gbps = speed.bytes / (t_candidate * 1e-3) / 1e9;
         record("gbps", gbps);
         record("pct_copy", 100.0 * gbps / copy_gbps);
-        if (gbps > 1.3 * copy_gbps) {
-            throw StageFailure{Status::wrong, "implausibly fast: " + describe_rate(t_candidate) +
-                                                  " is more than the memory can deliver. Does the kernel really "
-                                                  "read every input and write every output on the stream it is given?"};
-        }
     }
     if (speed.flops > 0) record("tflops", speed.flops / (t_candidate * 1e-3) / 1e12);
-    if (speed.recheck) speed.recheck();
+    // Correctness again on the timed inputs first: a wrong result is the clearer diagnosis.
+    if (speed.recheck) {
+        rechecking_ = true;
+        try {
+            speed.recheck();
+        } catch (const StageFailure& failure) {
+            rechecking_ = false;
+            throw recheck_failure(failure);
+        }
+        rechecking_ = false;
+    }
+    if (speed.bytes > 0 && gbps > 1.3 * copy_gbps) {
+        throw StageFailure{Status::wrong, "implausibly fast: " + describe_rate(t_candidate) +
+                                              " is more than the memory can deliver. Does the kernel really "
+                                              "read every input and write every output on the stream it is given?"};
+    }
     if (!has_target) {
         std::printf("        reference stage %d: %s (no speed target for this stage)\n", info_.id,
                     describe_rate(t_reference).c_str());
@@ -235,6 +360,7 @@ StageVerdict run_stage(const GraderContext& context, const StageInfo& info, cons
         Stage stage(context, info);
         try {
             body(stage);
+            stage.end_of_correctness();
         } catch (...) {
             fields = stage.extra_fields_;
             throw;
@@ -253,6 +379,8 @@ StageVerdict run_stage(const GraderContext& context, const StageInfo& info, cons
     } catch (const CudaError& error) {
         const StageFailure failure = failure_from_cuda(error, context.chapter);
         verdict = {failure.status, failure.message};
+    } catch (const OutOfBoundsWrite& error) {
+        verdict = {Status::wrong, error.what()};
     } catch (const std::exception& error) {
         verdict = {Status::crashed, std::string("the grader stopped: ") + error.what()};
     }

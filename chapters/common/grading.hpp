@@ -7,7 +7,9 @@
 ///
 /// Every stage prints one machine-readable line that the tools read:
 ///     WORKBOOK-RESULT {"chapter": 2, "stage": 3, "status": "passed", ...}
-/// with status one of passed, wrong, not-implemented, too-slow, crashed, hung, skipped.
+/// with status one of passed, wrong, not-implemented, too-slow, crashed, hung, skipped. "summary" is the
+/// first line of the verdict; a failed stage also carries "details", the whole message (make selfcheck
+/// matches the phrase a catalog entry expects there).
 #pragma once
 
 #include "common/buffers.hpp"
@@ -19,7 +21,9 @@
 #include "common/stage_info.hpp"
 #include "common/timing.hpp"
 
+#include <cstddef>
 #include <functional>
+#include <optional>
 #include <string>
 
 
@@ -53,6 +57,36 @@ struct SpeedCase {
     std::function<void()> recheck;  ///< optional: correctness again after timing (catches cached results)
 };
 
+/// Decides what an output that was never written means (see Stage::expect).
+///
+/// "Not implemented yet" is the verdict only when no case of the stage wrote anything. An output left
+/// untouched for one input while another input was handled is a wrong result (a tail or a small size
+/// the launch does not cover), so the verdict on an untouched case waits until a case writes
+/// something or the correctness checks end. Pure logic: tested without a GPU.
+class UnwrittenOutputs {
+public:
+    /// The failure to raise now for this comparison, if any (the comparison itself included).
+    std::optional<StageFailure> on_report(const CompareReport& report, const std::string& case_name);
+    /// At the end of the correctness checks: "not implemented yet" when nothing was ever written.
+    std::optional<StageFailure> at_end() const;
+
+private:
+    bool written_ = false;           ///< some case wrote at least one element
+    std::string pending_case_;       ///< the first case that wrote nothing, while nothing was written
+    std::string pending_message_;
+};
+
+/// The verdict of the stream probe (Stage::check_stream_use): the candidate's launcher was called once
+/// while the grader captured its stream into a CUDA graph. @p capture_error is the first error of the
+/// capture (cudaSuccess if none); @p nodes counts the operations captured. No operation captured, or
+/// the runtime refusing a launch on the legacy default stream during the capture, means the work went
+/// to another stream. Any other error leaves the question open (no verdict): never reject right code.
+std::optional<StageFailure> stream_probe_verdict(cudaError_t capture_error, std::size_t nodes);
+
+/// Wraps a failure found by SpeedCase::recheck (correctness again, after timing): the stage was right
+/// before timing, so even an output that was never written is a wrong result, not "not implemented".
+StageFailure recheck_failure(const StageFailure& failure);
+
 /// The context a stage's checks run in.
 class Stage {
 public:
@@ -65,10 +99,19 @@ public:
     void run(const Launch& launch);
 
     /// Ends the stage when @p report found wrong values. @p case_name says which input it was.
+    /// An output that was never written ends it as "not implemented yet" only when no case of the stage
+    /// wrote anything (UnwrittenOutputs): that verdict waits for the end of the correctness checks.
     void expect(const CompareReport& report, const std::string& case_name);
 
     /// Times the case and applies the speed rule (timing.hpp). Stages without a target only report.
+    /// In order: the verdict on never-written outputs, the stream probe (check_stream_use), the timing,
+    /// the recheck, the implausible-speed test, the speed rule.
     void check_speed(const SpeedCase& speed);
+
+    /// Calls @p launch once while the stage's stream is captured into a CUDA graph (nothing runs on it)
+    /// and fails the stage when the launcher put no work on that stream: a kernel launched on the
+    /// default stream or on a stream of its own is neither ordered with the grader's work nor timed.
+    void check_stream_use(const Launch& launch);
 
     /// Adds "key": value to the result line.
     void record(const std::string& key, double value);
@@ -76,10 +119,13 @@ public:
 private:
     friend struct StageVerdict run_stage(const GraderContext&, const StageInfo&, const std::function<void(Stage&)>&);
     std::string memcheck_hint() const;
+    void end_of_correctness();
     GraderContext context_;
     const StageInfo& info_;
     Stream stream_;
     std::string extra_fields_;
+    UnwrittenOutputs unwritten_;
+    bool rechecking_ = false;
 };
 
 /// Runs @p body for one stage and prints its verdict; returns the status and message.

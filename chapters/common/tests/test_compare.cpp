@@ -114,3 +114,29 @@ TEST_CASE("half and bfloat16 references are rounded to their type", "[compare]")
     const auto b = wb::round_to_bfloat16({1.0 + 1.0 / 64.0});
     CHECK(b[0] == 1.0 + 1.0 / 64.0);   // bfloat16 has 8 bits of significand: 1 + 2^-6 is exact
 }
+
+TEST_CASE("a block-sized prefix with a short rest names both readings", "[compare]")
+{
+    std::vector<double> expected(257, 1.0);
+    std::vector<float> got(257, 1.0f);
+    got[256] = poison();
+    const auto report = run(expected, got);
+    CHECK(contains(report.message, "only one block did any work"));
+    CHECK(contains(report.message, "the tail is not covered"));
+}
+
+TEST_CASE("small errors everywhere are called lost precision, not a race", "[compare]")
+{
+    std::vector<double> expected(1000, 1.0);
+    std::vector<float> got(1000, 1.0f);
+    got[10] = 1.0f + 3 * 0x1.0p-23f;
+    got[500] = 1.0f - 2 * 0x1.0p-23f;
+    const auto report = run(expected, got, wb::Tolerance::ulps(1));
+    CHECK(contains(report.message, "lost precision"));
+}
+
+TEST_CASE("a single wrong value is not called a scale factor", "[compare]")
+{
+    const auto report = run({100.0}, {99.0});
+    CHECK_FALSE(contains(report.message, "times the right one"));
+}
