@@ -122,6 +122,8 @@ def command_bench(args) -> int:
         rows.extend(found)
     if not rows:
         raise UserError("Nothing was benchmarked: build the chapters first (`make test` builds them all).")
+    rows.extend(torch_baseline_rows(sorted({r["chapter"] for r in rows}), args.timeout))
+    rows.sort(key=lambda r: r["chapter"])   # stable: each chapter's PyTorch rows follow its own rows
     out_dir = BUILD / "bench"
     out_dir.mkdir(parents=True, exist_ok=True)
     meta = {"gpu": rows[0].get("gpu"), "date": time.strftime("%Y-%m-%d"), "copy_gbps": rows[0].get("copy_gbps")}
@@ -133,19 +135,48 @@ def command_bench(args) -> int:
     return 0
 
 
+def torch_baseline_rows(chapters: list[int], timeout: float) -> list[dict]:
+    """PyTorch timed on the same shapes in this run (tools/torch_baseline.py), when this Python has it."""
+    probe = subprocess.run([sys.executable, "-c", "import torch"], capture_output=True, text=True)
+    if probe.returncode != 0:
+        print("PyTorch is not installed for this Python: the PyTorch column is left out.")
+        return []
+    print("PyTorch baseline: timing ...", flush=True)
+    proc = subprocess.run([sys.executable, str(ROOT / "tools" / "torch_baseline.py"), *map(str, chapters)],
+                          capture_output=True, text=True, timeout=timeout)
+    output = proc.stdout + proc.stderr
+    found = [json.loads(m.group(1)) for m in map(BENCH_RE.match, output.splitlines()) if m]
+    if proc.returncode != 0:
+        print(output[-2000:])
+        print("The PyTorch baseline failed (output above): the PyTorch column is left out.")
+        return []
+    if not found:
+        print(output.strip())
+    return found
+
+
 def markdown_table(meta: dict, rows: list[dict]) -> str:
+    # PyTorch rows (library "pytorch") give every other row of the same op, shape and dtype a ratio.
+    torch_ms = {(r["chapter"], r["op"], r["shape"], r.get("dtype")): r["ms"] for r in rows if r.get("library") == "pytorch"}
+    with_torch = bool(torch_ms)
     lines = [f"Measured on {meta['gpu']}, {meta['date']}; device copy bandwidth {meta['copy_gbps']:.0f} GB/s "
-             "(bytes read + written).", "",
-             "| chapter | op | variant | shape | dtype | ms | GB/s | % copy | TFLOP/s | vs previous row |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+             "(bytes read + written)." + (" vs PyTorch: PyTorch's time over this row's time, same run." if with_torch else ""),
+             "",
+             "| chapter | op | variant | shape | dtype | ms | GB/s | % copy | TFLOP/s | vs previous row |"
+             + (" vs PyTorch |" if with_torch else ""),
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |" + (" --- |" if with_torch else "")]
     previous = {}
     for r in rows:
         key = (r["chapter"], r["op"], r["shape"], r.get("dtype"))
         before = previous.get(key)
         ratio = f"x{before / r['ms']:.2f}" if before and r.get("stage", 0) > 0 else ""
-        lines.append(f"| {r['chapter']} | {r['op']} | {r['variant']} | {r['shape']} | {r.get('dtype', '')} | "
-                     f"{r['ms']:.4f} | {format_number(r.get('gbps'), '{:.0f}')} | "
-                     f"{format_number(r.get('pct_copy'), '{:.1f}%')} | {format_number(r.get('tflops'), '{:.2f}')} | {ratio} |")
+        line = (f"| {r['chapter']} | {r['op']} | {r['variant']} | {r['shape']} | {r.get('dtype', '')} | "
+                f"{r['ms']:.4f} | {format_number(r.get('gbps'), '{:.0f}')} | "
+                f"{format_number(r.get('pct_copy'), '{:.1f}%')} | {format_number(r.get('tflops'), '{:.2f}')} | {ratio} |")
+        if with_torch:
+            versus = torch_ms.get(key) if r.get("library") != "pytorch" else None
+            line += f" {'x{:.2f}'.format(versus / r['ms']) if versus else ''} |"
+        lines.append(line)
         if r.get("stage", 0) > 0:
             previous[key] = r["ms"]
     return "\n".join(lines) + "\n"
