@@ -1,0 +1,104 @@
+# workbook_add_catalog(<folder under chapters/>)
+#
+# The catalog of known-wrong kernels (catalog/NN_name/*.cu, never shipped as exercises): each file is
+# one deliberately wrong version of one stage, with the verdict the grader must give it. `make selfcheck`
+# builds and runs them; ordinary builds skip them (WORKBOOK_CATALOG is OFF by default), so that a
+# learner's `make check-chapter` and CI compile nothing extra.
+#
+# An entry's file name starts with its stage number (2_no_tail.cu is a stage 2 entry), and its header has
+#   // expect: <status> "<phrase>"
+# status: wrong, not-implemented, too-slow, crashed or hung (what WORKBOOK-RESULT must say); phrase: words
+# the grader's message must contain (letters, digits, spaces and - , ' : ( ) only).
+#
+# For each entry this creates chNN_catalog_<name> in bin/catalog/: the chapter's grader compiled as for
+# the exercises, whose learner stages are the entry for its stage and the reference solutions (compiled
+# into the learner's namespace) for every other stage. grade.cpp and the solutions are compiled once per
+# chapter (OBJECT libraries); each entry adds one compile and one link. One ctest test per entry, label
+# "catalog": it passes when the status and the phrase match.
+option(WORKBOOK_CATALOG "Build the catalog of known-wrong kernels that make selfcheck runs" OFF)
+
+function(workbook_add_catalog chapter_dir)
+  set(catalog "${CMAKE_SOURCE_DIR}/catalog/${chapter_dir}")
+  if(NOT WORKBOOK_CATALOG OR NOT IS_DIRECTORY "${catalog}")
+    return()
+  endif()
+  file(GLOB entries CONFIGURE_DEPENDS "${catalog}/*.cu")
+  if(NOT entries)
+    return()
+  endif()
+
+  set(src "${CMAKE_SOURCE_DIR}/chapters/${chapter_dir}")
+  file(READ "${src}/stages.json" json)
+  string(JSON number GET "${json}" chapter)
+  string(JSON stage_count LENGTH "${json}" stages)
+  if(number LESS 10)
+    set(prefix "ch0${number}")
+  else()
+    set(prefix "ch${number}")
+  endif()
+  set(gen "${CMAKE_BINARY_DIR}/generated/${chapter_dir}")
+
+  # The grader, compiled once as for the exercises (its candidate namespace is `learner`).
+  add_library(${prefix}_catalog_grader OBJECT "${src}/grade.cpp")
+  target_include_directories(${prefix}_catalog_grader PRIVATE "${CMAKE_SOURCE_DIR}/chapters" "${gen}")
+  target_link_libraries(${prefix}_catalog_grader PRIVATE workbook_harness)
+
+  # Every reference stage compiled into the learner's namespace: the stages an entry does not replace.
+  set(stage_ids "")
+  math(EXPR last "${stage_count} - 1")
+  foreach(i RANGE ${last})
+    string(JSON id GET "${json}" stages ${i} id)
+    string(JSON file GET "${json}" stages ${i} file)
+    list(APPEND stage_ids ${id})
+    add_library(${prefix}_catalog_stage${id} OBJECT "${CMAKE_SOURCE_DIR}/solutions/${chapter_dir}/${file}.cu")
+    target_compile_definitions(${prefix}_catalog_stage${id} PRIVATE WORKBOOK_TRACK=learner)
+    target_include_directories(${prefix}_catalog_stage${id} PRIVATE "${CMAKE_SOURCE_DIR}/chapters")
+    target_link_libraries(${prefix}_catalog_stage${id} PRIVATE workbook_device)
+  endforeach()
+
+  foreach(entry IN LISTS entries)
+    get_filename_component(name "${entry}" NAME_WE)
+    file(RELATIVE_PATH shown "${CMAKE_SOURCE_DIR}" "${entry}")
+    if(NOT name MATCHES "^([0-9]+)_[A-Za-z0-9_]+$")
+      message(FATAL_ERROR "${shown}: a catalog entry's name is <stage>_<what_is_wrong>.cu, e.g. 2_no_tail.cu.")
+    endif()
+    set(stage "${CMAKE_MATCH_1}")
+    if(NOT stage IN_LIST stage_ids)
+      message(FATAL_ERROR "${shown}: chapter ${number} has no stage ${stage} (stages: ${stage_ids}).")
+    endif()
+    file(STRINGS "${entry}" expect_lines REGEX "^// expect: ")
+    list(LENGTH expect_lines expect_count)
+    if(NOT expect_count EQUAL 1)
+      message(FATAL_ERROR "${shown}: needs exactly one line `// expect: <status> \"<phrase>\"`.")
+    endif()
+    if(NOT expect_lines MATCHES "^// expect: (wrong|not-implemented|too-slow|crashed|hung) \"([-A-Za-z0-9 ,':()]+)\" *$")
+      message(FATAL_ERROR "${shown}: `${expect_lines}` is not `// expect: <status> \"<phrase>\"` (status: wrong, "
+                          "not-implemented, too-slow, crashed or hung; phrase: letters, digits, spaces, - , ' : ( )).")
+    endif()
+    set(status "${CMAKE_MATCH_1}")
+    string(REGEX REPLACE "([()])" "\\\\\\1" phrase_regex "${CMAKE_MATCH_2}")
+
+    set(target ${prefix}_catalog_${name})
+    add_executable(${target} "${entry}")
+    target_compile_definitions(${target} PRIVATE WORKBOOK_TRACK=learner)
+    target_include_directories(${target} PRIVATE "${CMAKE_SOURCE_DIR}/chapters")
+    target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-diag-suppress=177>)
+    target_link_libraries(${target} PRIVATE ${prefix}_catalog_grader workbook_harness ${prefix}_reference)
+    foreach(other IN LISTS stage_ids)
+      if(NOT other STREQUAL stage)
+        target_link_libraries(${target} PRIVATE ${prefix}_catalog_stage${other})
+      endif()
+    endforeach()
+    if(TARGET ${prefix}_support)
+      target_link_libraries(${target} PRIVATE ${prefix}_support)
+    endif()
+    set_target_properties(${target} PROPERTIES LINKER_LANGUAGE CUDA
+                          RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/bin/catalog")
+
+    add_test(NAME ${prefix}.catalog.${name} COMMAND ${target} "[stage${stage}]")
+    set_tests_properties(${prefix}.catalog.${name} PROPERTIES
+      LABELS "gpu;catalog;${prefix}" TIMEOUT ${WORKBOOK_STAGE_TIMEOUT} RUN_SERIAL TRUE
+      SKIP_REGULAR_EXPRESSION "WORKBOOK-SKIP"
+      PASS_REGULAR_EXPRESSION "WORKBOOK-RESULT .*\"status\": \"${status}\".*\"summary\": .*${phrase_regex}")
+  endforeach()
+endfunction()

@@ -1,0 +1,235 @@
+#!/usr/bin/env python3
+"""`make selfcheck`: do the graders reject wrong code for the right reason, and never reject right code?
+
+Runs, from an existing build (configured with -DWORKBOOK_CATALOG=ON):
+  harness     the harness's CPU tests                                     must pass
+  solutions   every stage of every chapter, reference solutions          must pass
+  skeletons   every stage, the untouched exercises                       must say "not implemented yet"
+  catalog     every known-wrong kernel in catalog/NN_name/*.cu           must fail with its expected
+                                                                          status and phrase
+and prints one table. Any other outcome is a surprise: the exit status is then 1. Without a usable GPU
+it says so in one sentence and exits 0 (skipped).
+
+Stages run one process each, as ctest runs them. Runs whose verdict cannot depend on timing (skeletons,
+catalog entries caught by correctness checks) go first, several at a time (--jobs); then everything
+that is timed (solutions, entries expected to be too slow or implausibly fast) runs alone on the GPU.
+
+    python3 tools/selfcheck.py [--build build] [--chapters 1 2] [--jobs 4] [--output table.txt]
+
+Standard library only.
+"""
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULT_RE = re.compile(r"^WORKBOOK-RESULT (\{.*\})\s*$")
+EXPECT_RE = re.compile(r'^// expect: (wrong|not-implemented|too-slow|crashed|hung) "([^"]+)"\s*$')
+ENTRY_RE = re.compile(r"^(\d+)_[A-Za-z0-9_]+$")
+TIMED_PHRASES = ("implausibly fast",)   # verdicts that come from a timing measurement
+
+
+@dataclass
+class Check:
+    suite: str            # harness, solutions, skeletons, catalog
+    chapter: int
+    stage: int
+    case: str             # what is graded: "reference", "skeleton" or the catalog entry's name
+    command: list[str]
+    status: str           # the expected status
+    phrase: str = ""      # words the grader's message must contain
+    timed: bool = False   # its verdict depends on timing: run it alone
+    got: dict = field(default_factory=dict)
+    seconds: float = 0.0
+    output: str = ""
+
+    @property
+    def expected(self) -> str:
+        return self.status + (f' "{self.phrase}"' if self.phrase else "")
+
+    @property
+    def ok(self) -> bool:
+        if self.got.get("status") != self.status:
+            return False
+        if not self.phrase:
+            return True
+        return self.phrase in (self.got.get("summary", "") + "\n" + self.got.get("details", ""))
+
+
+def chapter_metas(wanted: list[int] | None) -> list[dict]:
+    metas = []
+    for folder in sorted(p for p in (ROOT / "chapters").iterdir() if p.is_dir() and re.match(r"^\d\d_", p.name)):
+        if not (folder / "stages.json").exists():
+            continue   # a chapter still being written: CMake does not build it either
+        meta = json.loads((folder / "stages.json").read_text())
+        meta["dir"] = folder.name
+        if not wanted or meta["chapter"] in wanted:
+            metas.append(meta)
+    return metas
+
+
+def catalog_entries(meta: dict) -> list[tuple[str, int, str, str]]:
+    """(name, stage, status, phrase) of every entry of the chapter's catalog."""
+    folder = ROOT / "catalog" / meta["dir"]
+    entries = []
+    for path in sorted(folder.glob("*.cu")) if folder.is_dir() else []:
+        name = path.stem
+        match = ENTRY_RE.match(name)
+        expects = [m for m in map(EXPECT_RE.match, path.read_text().splitlines()) if m]
+        if not match or len(expects) != 1:
+            raise SystemExit(f"{path.relative_to(ROOT)}: needs a name <stage>_<what>.cu and one line "
+                             '`// expect: <status> "<phrase>"`.')
+        entries.append((name, int(match.group(1)), expects[0].group(1), expects[0].group(2)))
+    return entries
+
+
+def plan(build: Path, metas: list[dict], suites: set[str]) -> list[Check]:
+    bin_dir = build / "bin"
+    checks: list[Check] = []
+    if "harness" in suites:
+        checks.append(Check("harness", 0, 0, "CPU tests", [str(bin_dir / "workbook_cpu_tests")], "passed"))
+    for meta in metas:
+        prefix = f"ch{meta['chapter']:02d}"
+        for stage in meta["stages"] if "solutions" in suites else []:
+            sid = stage["id"]
+            checks.append(Check("solutions", meta["chapter"], sid, "reference",
+                                [str(bin_dir / f"{prefix}_grade_solutions"), f"[stage{sid}]"], "passed", timed=True))
+        for stage in meta["stages"] if "skeletons" in suites else []:
+            sid = stage["id"]
+            checks.append(Check("skeletons", meta["chapter"], sid, "skeleton",
+                                [str(bin_dir / f"{prefix}_grade_exercises"), f"[stage{sid}]"],
+                                "not-implemented", "not implemented yet"))
+        if "catalog" in suites:
+            for name, sid, status, phrase in catalog_entries(meta):
+                timed = status == "too-slow" or any(p in phrase for p in TIMED_PHRASES)
+                checks.append(Check("catalog", meta["chapter"], sid, name,
+                                    [str(bin_dir / "catalog" / f"{prefix}_catalog_{name}"), f"[stage{sid}]"],
+                                    status, phrase, timed=timed))
+    return checks
+
+
+def run(check: Check, timeout: float) -> Check:
+    start = time.monotonic()
+    if not Path(check.command[0]).exists():
+        check.got = {"status": "not-built", "summary": f"{Path(check.command[0]).name} is not built"}
+        return check
+    try:
+        proc = subprocess.run(check.command, capture_output=True, text=True, timeout=timeout)
+        check.output = proc.stdout + proc.stderr
+        code = proc.returncode
+    except subprocess.TimeoutExpired:
+        check.seconds = time.monotonic() - start
+        check.got = {"status": "hung", "summary": f"no verdict after {timeout:.0f} s"}
+        return check
+    check.seconds = time.monotonic() - start
+    if check.suite == "harness":
+        last_line = (check.output.strip().splitlines() or [f"exit code {code}"])[-1]
+        check.got = {"status": "passed" if code == 0 else "wrong", "summary": "" if code == 0 else last_line}
+        return check
+    for line in check.output.splitlines():
+        match = RESULT_RE.match(line)
+        if match:
+            check.got = json.loads(match.group(1))
+            break
+    else:
+        reason = f"exit code {code}" if code >= 0 else f"signal {-code}"
+        check.got = {"status": "crashed", "summary": f"the grader process died ({reason}) before reporting"}
+    return check
+
+
+def gpu_unavailable(checks: list[Check], timeout: float) -> str | None:
+    """The harness's sentence when no GPU can be used, from one quick grader run; None when one can."""
+    probe = next((c for c in checks if c.suite in ("solutions", "skeletons", "catalog")
+                  and Path(c.command[0]).exists()), None)
+    if probe is None:
+        return None
+    env = dict(os.environ, WORKBOOK_CORRECTNESS_ONLY="1")
+    proc = subprocess.run(probe.command, capture_output=True, text=True, timeout=timeout, env=env)
+    for line in proc.stdout.splitlines():
+        if line.startswith("WORKBOOK-SKIP:"):
+            return line.split(":", 1)[1].strip().rstrip(".")
+    return None
+
+
+def table(checks: list[Check], gpu: str) -> str:
+    header = f"{'suite':<10} {'ch':>2} {'st':>2}  {'case':<30} {'expected':<42} {'got':<16} {'time':>6}  verdict"
+    lines = [f"make selfcheck on {gpu}" if gpu else "make selfcheck", header, "-" * len(header)]
+    for c in checks:
+        verdict = "ok" if c.ok else "SURPRISE: " + (c.got.get("summary") or c.got.get("status", "?"))[:160]
+        lines.append(f"{c.suite:<10} {c.chapter or '':>2} {c.stage or '':>2}  {c.case[:30]:<30} {c.expected[:42]:<42} "
+                     f"{c.got.get('status', '?'):<16} {c.seconds:>5.1f}s  {verdict}")
+    surprises = sum(not c.ok for c in checks)
+    counts = {}
+    for c in checks:
+        counts[c.suite] = counts.get(c.suite, 0) + 1
+    lines.append("-" * len(header))
+    lines.append(f"{len(checks)} checks ({', '.join(f'{n} {s}' for s, n in counts.items())}): "
+                 + ("no surprises." if surprises == 0 else f"{surprises} SURPRISE{'S' if surprises > 1 else ''}."))
+    return "\n".join(lines)
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="selfcheck", description=__doc__.splitlines()[0])
+    parser.add_argument("--build", default=os.environ.get("WORKBOOK_BUILD", str(ROOT / "build")))
+    parser.add_argument("--chapters", nargs="*", type=int, default=None)
+    parser.add_argument("--suites", default="harness,solutions,skeletons,catalog")
+    parser.add_argument("--jobs", type=int, default=int(os.environ.get("SELFCHECK_JOBS", 4)),
+                        help="processes at a time for the runs whose verdict does not depend on timing")
+    parser.add_argument("--timeout", type=float, default=float(os.environ.get("WORKBOOK_STAGE_TIMEOUT", 300)))
+    parser.add_argument("--output", help="also write the table to this file")
+    parser.add_argument("--json", help="also write every outcome to this file")
+    parser.add_argument("--verbose", "-v", action="store_true", help="print the whole output of every surprise")
+    args = parser.parse_args(argv)
+
+    build = Path(args.build)
+    checks = plan(build, chapter_metas(args.chapters), set(args.suites.split(",")))
+    reason = gpu_unavailable(checks, args.timeout)
+    if reason:
+        print(f"make selfcheck: skipped, because {reason}. Only the build and the harness's CPU tests ran.")
+        return 0
+
+    started = time.monotonic()
+    untimed = [c for c in checks if not c.timed]
+    timed = [c for c in checks if c.timed]
+    print(f"selfcheck: {len(untimed)} untimed runs ({args.jobs} at a time), then {len(timed)} timed runs alone ...",
+          flush=True)
+    def run_one(c: Check) -> None:
+        run(c, args.timeout)
+        if args.verbose:   # progress, so that a log cut short still shows what finished
+            print(f"  {'ok' if c.ok else 'SURPRISE'}: {c.suite} ch{c.chapter:02d} stage {c.stage} {c.case}: "
+                  f"{c.got.get('status')} ({c.seconds:.1f} s)", flush=True)
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        list(pool.map(run_one, untimed))
+    for c in timed:
+        run_one(c)
+
+    gpu = next((c.output for c in checks if "GPU: " in c.output), "")
+    gpu = re.search(r"^GPU: (.*)$", gpu, re.M).group(1) if gpu else ""
+    text = table(checks, gpu) + f"\n(total {time.monotonic() - started:.0f} s)"
+    print(text)
+    if args.verbose:
+        for c in checks:
+            if not c.ok:
+                print(f"\n==== {c.suite} ch{c.chapter:02d} stage {c.stage} {c.case}: {' '.join(c.command)}\n{c.output}")
+    if args.output:
+        Path(args.output).write_text(text + "\n")
+    if args.json:
+        Path(args.json).write_text(json.dumps([{"suite": c.suite, "chapter": c.chapter, "stage": c.stage,
+                                                "case": c.case, "expected": c.expected, "ok": c.ok,
+                                                "seconds": round(c.seconds, 2), "got": c.got} for c in checks],
+                                               indent=1))
+    return 0 if all(c.ok for c in checks) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
