@@ -1,0 +1,380 @@
+// Chapter 4 grader: every stage against a float64 CPU reference on adversarial rows, then timed
+// against the reference stages in the same run. See chapters/common/grading.hpp for the rules.
+#define WORKBOOK_TRACK reference
+#include "04_layernorm/stages.cuh"
+#undef WORKBOOK_TRACK
+#define WORKBOOK_TRACK learner
+#include "04_layernorm/stages.cuh"
+#undef WORKBOOK_TRACK
+
+#include "04_layernorm/reference.hpp"
+#include "common/grader.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <type_traits>
+
+namespace {
+
+using std::int64_t;
+
+template <typename T>
+using Launcher = void (*)(const T*, const T*, const T*, T*, float*, float*, int64_t, int64_t, float, cudaStream_t);
+
+constexpr float kEps = 1e-5f;
+
+/// Row lengths every stage must get right: tiny ones (narrow thread groups), around the warp size
+/// and the vector widths, around 1024 and 2048 (the register paths' limits), powers of two and
+/// their neighbours up to 32768, and past the shared memory of any GPU (65537 floats are 256 KB).
+const std::vector<int64_t> kCols = {1,    2,    3,    4,    5,    7,    8,     9,     16,    17,    31,   32,
+                                    33,   63,   64,   65,   100,  127,  128,   129,   255,   256,   257,  500,
+                                    513,  768,  1000, 1023, 1024, 1025, 1536,  2047,  2048,  2049,  3001, 4096,
+                                    4099, 8191, 8192, 12289, 16384, 16387, 32768, 32771, 65537};
+
+/// Row lengths of the special inputs.
+const std::vector<int64_t> kSpecialCols = {1, 33, 1000, 4099, 32771};
+
+/// The inputs of one test.
+template <typename T>
+struct Input {
+    std::vector<T> x, gamma, beta;
+};
+
+template <typename T>
+std::vector<T> convert(const std::vector<float>& v)
+{
+    if constexpr (std::is_same_v<T, float>) {
+        return v;
+    } else {
+        std::vector<T> out(v.size());
+        for (std::size_t i = 0; i < v.size(); ++i) out[i] = static_cast<T>(v[i]);
+        return out;
+    }
+}
+
+/// The special inputs: what each row holds, per element type (fp16 cannot hold 1e12).
+enum class Special { ill_conditioned, constant, huge, tiny };
+
+template <typename T>
+std::string describe(Special kind)
+{
+    constexpr bool is_half = std::is_same_v<T, __half>;
+    switch (kind) {
+        case Special::ill_conditioned:
+            return is_half ? "values near 1000 with a spread of 8" : "values near 1e4 with a spread of 1";
+        case Special::constant: return "every value of a row equal (variance 0)";
+        case Special::huge: return is_half ? "values up to +-3e4" : "values up to +-1e12";
+        case Special::tiny: return is_half ? "values up to +-1e-3 (variance far below eps)" : "values up to +-1e-12 (variance far below eps)";
+    }
+    return "";
+}
+
+template <typename T>
+Input<T> make_input(int64_t rows, int64_t cols, wb::Rng& rng, const Special* special = nullptr)
+{
+    constexpr bool is_half = std::is_same_v<T, __half>;
+    std::vector<float> x(rows * cols);
+    for (int64_t r = 0; r < rows; ++r) {
+        float* xr = x.data() + r * cols;
+        if (!special) {   // ordinary rows: a random offset and scale per row
+            const float offset = rng.uniform(-3.f, 3.f);
+            const float scale = rng.uniform(0.5f, 2.f);
+            for (int64_t c = 0; c < cols; ++c) xr[c] = offset + scale * rng.uniform(-1.f, 1.f);
+            continue;
+        }
+        switch (*special) {
+            case Special::ill_conditioned:
+                for (int64_t c = 0; c < cols; ++c) xr[c] = is_half ? 1000.f + rng.uniform(-8.f, 8.f) : 1e4f + rng.uniform(-1.f, 1.f);
+                break;
+            case Special::constant: std::fill(xr, xr + cols, rng.uniform(-9.f, 9.f)); break;
+            case Special::huge:
+                for (int64_t c = 0; c < cols; ++c) xr[c] = rng.uniform(-1.f, 1.f) * (is_half ? 3e4f : 1e12f);
+                break;
+            case Special::tiny:
+                for (int64_t c = 0; c < cols; ++c) xr[c] = rng.uniform(-1.f, 1.f) * (is_half ? 1e-3f : 1e-12f);
+                break;
+        }
+    }
+    Input<T> in;
+    in.x = convert<T>(x);
+    in.gamma = convert<T>(wb::uniform_floats(cols, -2.f, 2.f, rng));
+    in.beta = convert<T>(wb::uniform_floats(cols, -1.f, 1.f, rng));
+    return in;
+}
+
+/// Every row is shared by at least 32 threads: chains of at most cols / 32 + 16 additions.
+double depth_of(int64_t cols) { return std::ceil(cols / 32.0) + 16.0; }
+
+/// The y tolerance: the float bound, plus half an ulp of T when y is rounded to half or bfloat16.
+template <typename T>
+wb::Tolerance y_tolerance(const ch04::LayerNormReference& ref)
+{
+    if constexpr (std::is_same_v<T, __half>) return {ref.y_abs + 0x1.0p-25, 0x1.0p-11};
+    if constexpr (std::is_same_v<T, __nv_bfloat16>) return {ref.y_abs + 0x1.0p-134, 0x1.0p-8};
+    return {ref.y_abs, 0.0};
+}
+
+/// The outputs of one launch, compared with the reference.
+struct Outcome {
+    wb::CompareReport y, mean, rstd;
+    bool ok() const { return y.ok && mean.ok && rstd.ok; }
+};
+
+template <typename T>
+Outcome run_once(wb::Stage& stage, Launcher<T> launch, const Input<T>& in, int64_t rows, int64_t cols)
+{
+    wb::DeviceBuffer<T> dx(in.x), dg(in.gamma), db(in.beta), dy(in.x.size());
+    wb::DeviceBuffer<float> dmean(rows), drstd(rows);
+    dy.poison();
+    dmean.poison();
+    drstd.poison();
+    stage.run([&](cudaStream_t s) {
+        launch(dx.data(), dg.data(), db.data(), dy.data(), dmean.data(), drstd.data(), rows, cols, kEps, s);
+    });
+    const auto ref = ch04::layernorm_reference(in.x, in.gamma, in.beta, rows, cols, kEps, depth_of(cols));
+    Outcome out;
+    out.y = wb::compare(ref.y, dy.download(), y_tolerance<T>(ref), wb::Layout::matrix(rows, cols));
+    out.mean = wb::compare(ref.mean, dmean.download(), {ref.mean_abs, 0.0});
+    out.rstd = wb::compare(ref.rstd, drstd.download(), {0.0, ref.rstd_rel});
+    return out;
+}
+
+/// Passes, or ends the stage with the first wrong output named.
+void expect(wb::Stage& stage, const Outcome& out, const std::string& label)
+{
+    for (const auto* stat : {&out.mean, &out.rstd}) {   // y written, a statistic not: say so plainly
+        if (stat->nothing_written && !out.y.nothing_written) {
+            throw wb::StageFailure{wb::Status::wrong,
+                                   "wrong result for " + label + ": " + (stat == &out.mean ? "mean" : "rstd") +
+                                       " was never written (every row still holds the poison), although y was. "
+                                       "Write mean[row] and rstd[row] once per row (one lane or thread of its group)."};
+        }
+    }
+    if (!out.y.ok) stage.expect(out.y, label + ": y");
+    if (!out.mean.ok) stage.expect(out.mean, label + ": mean (index = row)");
+    if (!out.rstd.ok) stage.expect(out.rstd, label + ": rstd (index = row)");
+    stage.expect(out.y, label);
+}
+
+/// Stage 2 only: the inputs on which the naive variance cancels are shown, not required.
+void show_cancellation(const Outcome& out, const std::string& label)
+{
+    if (out.ok()) {
+        std::printf("  ok    %s (your variance survives it)\n", label.c_str());
+        return;
+    }
+    std::printf("  note  %s: your output is off (not counted against this stage).\n", label.c_str());
+    if (!out.rstd.ok) {
+        std::printf("        rstd of row %lld: yours %s, exact %s. E[x^2] - E[x]^2 subtracts two nearly equal numbers\n"
+                    "        (the values are large next to their spread): their rounding errors are all that is left of\n"
+                    "        the variance. This is cancellation; stage 3 fixes it.\n",
+                    static_cast<long long>(out.rstd.first_bad), wb::format_number(out.rstd.got_at_first).c_str(),
+                    wb::format_number(out.rstd.expected_at_first).c_str());
+    } else {
+        std::printf("        %s\n", out.y.message.substr(0, out.y.message.find('\n')).c_str());
+    }
+}
+
+template <typename T>
+void check_all(wb::Stage& stage, Launcher<T> launch, int64_t max_cols, std::vector<int64_t> extra_cols = {})
+{
+    wb::Rng rng(4 + sizeof(T));
+    std::vector<int64_t> cols_list = kCols;
+    cols_list.insert(cols_list.end(), extra_cols.begin(), extra_cols.end());
+    for (int64_t cols : cols_list) {
+        if (cols > max_cols) continue;
+        int64_t rows = std::min<int64_t>(61, std::max<int64_t>(2, 150000 / cols));
+        if (rows % 2 == cols % 2) ++rows;   // odd and even row counts alternate
+        const Input<T> in = make_input<T>(rows, cols, rng);
+        expect(stage, run_once<T>(stage, launch, in, rows, cols), std::to_string(rows) + " x " + std::to_string(cols));
+    }
+    for (int64_t cols : {5, 32, 96}) {   // many short rows: the narrow-group paths and odd row counts
+        if (cols > max_cols) continue;
+        const Input<T> in = make_input<T>(4099, cols, rng);
+        expect(stage, run_once<T>(stage, launch, in, 4099, cols), "4099 x " + std::to_string(cols));
+    }
+    for (Special kind : {Special::ill_conditioned, Special::constant, Special::huge, Special::tiny}) {
+        for (int64_t cols : kSpecialCols) {
+            if (cols > max_cols) continue;
+            const int64_t rows = 9;
+            const Input<T> in = make_input<T>(rows, cols, rng, &kind);
+            const std::string label = "9 x " + std::to_string(cols) + ", " + describe<T>(kind);
+            const Outcome out = run_once<T>(stage, launch, in, rows, cols);
+            // Stage 2's naive variance cancels on both of these: shown to the learner, not required.
+            const bool cancels = kind == Special::ill_conditioned || kind == Special::constant;
+            if (cancels && stage.info().id == 2) {
+                show_cancellation(out, label);
+            } else {
+                expect(stage, out, label);
+            }
+        }
+    }
+}
+
+/// The longest row a one-block-per-row shared-memory stage can cache on this GPU (floats).
+int64_t smem_max_cols()
+{
+    return static_cast<int64_t>(wb::device_info().shared_per_block_optin / sizeof(float)) - 64;
+}
+
+/// Checks the first and last 32 rows of a timed output (timing inputs are too large for the CPU).
+void recheck_rows(wb::Stage& stage, const wb::DeviceBuffer<float>& dx, const wb::DeviceBuffer<float>& dg,
+                  const wb::DeviceBuffer<float>& db, const wb::DeviceBuffer<float>& dy, int64_t rows, int64_t cols)
+{
+    const std::vector<float> x = dx.download(), y = dy.download(), gamma = dg.download(), beta = db.download();
+    const int64_t keep = std::min<int64_t>(32, rows);
+    for (int64_t first : {int64_t(0), rows - keep}) {
+        const std::vector<float> xs(x.begin() + first * cols, x.begin() + (first + keep) * cols);
+        const std::vector<float> ys(y.begin() + first * cols, y.begin() + (first + keep) * cols);
+        const auto ref = ch04::layernorm_reference(xs, gamma, beta, keep, cols, kEps, depth_of(cols));
+        stage.expect(wb::compare(ref.y, ys, y_tolerance<float>(ref), wb::Layout::matrix(keep, cols)),
+                     "the timed input after timing, rows " + std::to_string(first) + " to " +
+                         std::to_string(first + keep - 1));
+    }
+}
+
+/// The speed check of a float stage against an earlier reference stage on one shape.
+void time_stage(wb::Stage& stage, Launcher<float> candidate, Launcher<float> previous, Launcher<float> current,
+                int64_t rows, int64_t cols, const std::string& previous_label = "")
+{
+    wb::DeviceBuffer<float> x(rows * cols), y(rows * cols), gamma(cols), beta(cols), mean(rows), rstd(rows);
+    const std::uint64_t seed = wb::seed() + 41 + stage.info().id;
+    wb::fill_uniform_device(x.data(), rows * cols, seed, -4.f, 4.f, stage.stream());
+    wb::fill_uniform_device(gamma.data(), cols, seed + 1, -2.f, 2.f, stage.stream());
+    wb::fill_uniform_device(beta.data(), cols, seed + 2, -1.f, 1.f, stage.stream());
+    auto launch_of = [&](Launcher<float> f) {
+        return [&, f](cudaStream_t s) {
+            f(x.data(), gamma.data(), beta.data(), y.data(), mean.data(), rstd.data(), rows, cols, kEps, s);
+        };
+    };
+    wb::SpeedCase speed;
+    speed.description = std::to_string(rows) + " x " + std::to_string(cols) + " floats";
+    speed.candidate = launch_of(candidate);
+    if (previous) speed.previous_reference = launch_of(previous);
+    speed.current_reference = launch_of(current);
+    speed.previous_label = previous_label;
+    speed.bytes = 2.0 * rows * cols * sizeof(float);   // x read once, y written once
+    speed.recheck = [&] {
+        y.poison();
+        stage.run(launch_of(candidate));
+        recheck_rows(stage, x, gamma, beta, y, rows, cols);
+    };
+    stage.check_speed(speed);
+}
+
+}  // namespace
+
+TEST_CASE("stage 1: two kernels", "[stage1]")
+{
+    wb::grade_stage(1, [](wb::Stage& stage) {
+        check_all<float>(stage, candidate::layernorm_1_two_kernels, 65537);
+        time_stage(stage, candidate::layernorm_1_two_kernels, nullptr, reference::layernorm_1_two_kernels, 65536, 1024);
+    });
+}
+
+TEST_CASE("stage 2: one warp per row, naive variance", "[stage2]")
+{
+    wb::grade_stage(2, [](wb::Stage& stage) {
+        check_all<float>(stage, candidate::layernorm_2_warp_naive, 65537);
+        time_stage(stage, candidate::layernorm_2_warp_naive, reference::layernorm_1_two_kernels,
+                   reference::layernorm_2_warp_naive, 65536, 1024);
+    });
+}
+
+TEST_CASE("stage 3: one warp per row, Welford", "[stage3]")
+{
+    wb::grade_stage(3, [](wb::Stage& stage) {
+        check_all<float>(stage, candidate::layernorm_3_warp_welford, 65537);
+        time_stage(stage, candidate::layernorm_3_warp_welford, reference::layernorm_1_two_kernels,
+                   reference::layernorm_3_warp_welford, 65536, 1024,
+                   "reference stage 1 (the last stage right on every input)");
+    });
+}
+
+TEST_CASE("stage 4: row in registers", "[stage4]")
+{
+    wb::grade_stage(4, [](wb::Stage& stage) {
+        check_all<float>(stage, candidate::layernorm_4_warp_registers, ch04::kWarpRegistersMaxCols);
+        time_stage(stage, candidate::layernorm_4_warp_registers, reference::layernorm_3_warp_welford,
+                   reference::layernorm_4_warp_registers, 65536, 1024);
+    });
+}
+
+TEST_CASE("stage 5: one block per row, shared memory", "[stage5]")
+{
+    wb::grade_stage(5, [](wb::Stage& stage) {
+        check_all<float>(stage, candidate::layernorm_5_block_smem, std::min<int64_t>(smem_max_cols(), 32771));
+        time_stage(stage, candidate::layernorm_5_block_smem, reference::layernorm_3_warp_welford,
+                   reference::layernorm_5_block_smem, 8192, 8192, "reference stage 3 (one warp per row)");
+    });
+}
+
+TEST_CASE("stage 6: dispatch, fp16, bf16", "[stage6]")
+{
+    wb::grade_stage(6, [](wb::Stage& stage) {
+        check_all<float>(stage, candidate::layernorm_6_dispatch, 65537);
+        check_all<__half>(stage, candidate::layernorm_6_dispatch_half, 131073, {131073});
+        check_all<__nv_bfloat16>(stage, candidate::layernorm_6_dispatch_bf16, 131073, {131073});
+        time_stage(stage, candidate::layernorm_6_dispatch, reference::layernorm_4_warp_registers,
+                   reference::layernorm_6_dispatch, 2097152, 32, "reference stage 4 (whole warps per row)");
+    });
+}
+
+// `make bench`: the reference stages at the shapes of the OneFlow softmax article, fp32, fp16, bf16.
+// tools/torch_baseline.py times PyTorch on the same shapes (tools/workbook.py bench runs both).
+TEST_CASE("bench: chapter 4", "[.bench]")
+{
+    if (!wb::bench_can_run()) return;
+    wb::Stream stream;
+    const cudaStream_t s = stream.get();
+    const std::vector<std::pair<int64_t, int64_t>> shapes = {
+        {49152, 32},   {49152, 128},  {49152, 512},   {49152, 1024},  {49152, 2048},
+        {49152, 4096}, {49152, 8192}, {24576, 16384}, {12288, 32768}};
+    const int64_t most = 49152 * 8192;
+    const int64_t widest = 32768;
+    wb::DeviceBuffer<float> x(most), y(most), gamma(widest), beta(widest), mean(49152), rstd(49152);
+    wb::DeviceBuffer<__half> hx(most), hy(most), hgamma(widest), hbeta(widest);
+    wb::DeviceBuffer<__nv_bfloat16> bx(most), by(most), bgamma(widest), bbeta(widest);
+    wb::fill_uniform_device(x.data(), most, 1, -4.f, 4.f, s);
+    wb::fill_uniform_device(hx.data(), most, 2, -4.f, 4.f, s);
+    wb::fill_uniform_device(bx.data(), most, 3, -4.f, 4.f, s);
+    wb::fill_uniform_device(gamma.data(), widest, 4, -2.f, 2.f, s);
+    wb::fill_uniform_device(hgamma.data(), widest, 4, -2.f, 2.f, s);
+    wb::fill_uniform_device(bgamma.data(), widest, 4, -2.f, 2.f, s);
+    wb::fill_uniform_device(beta.data(), widest, 5, -1.f, 1.f, s);
+    wb::fill_uniform_device(hbeta.data(), widest, 5, -1.f, 1.f, s);
+    wb::fill_uniform_device(bbeta.data(), widest, 5, -1.f, 1.f, s);
+    for (const auto& rows_cols : shapes) {
+        const int64_t rows = rows_cols.first;
+        const int64_t cols = rows_cols.second;
+        const std::string shape = "[" + std::to_string(rows) + ", " + std::to_string(cols) + "]";
+        auto row = [&](const std::string& variant, int stage_id, const std::string& dtype, double element_bytes,
+                       const wb::Launch& launch) {
+            wb::print_bench_row({"layernorm", variant, shape, dtype, wb::median_ms(s, launch),
+                                 2.0 * rows * cols * element_bytes, 0.0, stage_id});
+        };
+        auto f32 = [&](Launcher<float> f) {
+            return [&, f](cudaStream_t st) {
+                f(x.data(), gamma.data(), beta.data(), y.data(), mean.data(), rstd.data(), rows, cols, kEps, st);
+            };
+        };
+        row("stage 1: two kernels", 1, "float32", 4, f32(reference::layernorm_1_two_kernels));
+        row("stage 2: one warp per row, naive variance", 2, "float32", 4, f32(reference::layernorm_2_warp_naive));
+        row("stage 3: one warp per row, Welford", 3, "float32", 4, f32(reference::layernorm_3_warp_welford));
+        if (cols <= ch04::kWarpRegistersMaxCols) {
+            row("stage 4: row in registers", 4, "float32", 4, f32(reference::layernorm_4_warp_registers));
+        }
+        if (cols <= smem_max_cols()) {
+            row("stage 5: one block per row, shared memory", 5, "float32", 4, f32(reference::layernorm_5_block_smem));
+        }
+        row("stage 6: dispatch", 6, "float32", 4, f32(reference::layernorm_6_dispatch));
+        row("stage 6: dispatch (fp16)", 6, "float16", 2, [&](cudaStream_t st) {
+            reference::layernorm_6_dispatch_half(hx.data(), hgamma.data(), hbeta.data(), hy.data(), mean.data(),
+                                                 rstd.data(), rows, cols, kEps, st);
+        });
+        row("stage 6: dispatch (bf16)", 6, "bfloat16", 2, [&](cudaStream_t st) {
+            reference::layernorm_6_dispatch_bf16(bx.data(), bgamma.data(), bbeta.data(), by.data(), mean.data(),
+                                                 rstd.data(), rows, cols, kEps, st);
+        });
+    }
+}

@@ -1,0 +1,79 @@
+// Chapter 3, stage 5: online softmax, one block per row.          (your exercise)
+//
+// Write the kernel and the launch. The contract (sizes, alignment, what is checked) is in
+// chapters/03_softmax/stages.cuh; the lesson is chapters/03_softmax/README.md.
+// Grade it with `make check-chapter 3`. You may change anything in this file except the
+// launcher's name and parameters. `make hint CH=3 STAGE=5` when stuck.
+#include "03_softmax/stages.cuh"
+#include "common/primitives.cuh"
+
+namespace WORKBOOK_TRACK {
+
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int kWarps = kThreads / wb::kWarpSize;
+
+template <int kPack>
+struct alignas(sizeof(float) * kPack) Pack {
+    float v[kPack];
+};
+
+/// A partial softmax: the largest value seen, m, and s = sum of exp(x - m) over the values seen.
+/// The empty pair is {-inf, 0}.
+struct MaxSum {
+    float m;
+    float s;
+};
+
+/// Adds one value to a running pair, with a single exponential.
+__device__ __forceinline__ void online_add(MaxSum& a, float x)
+{
+    // TODO: a new maximum rescales the sum: s = s * __expf(m - x) + 1, m = x. Otherwise
+    //       s += __expf(x - m), but not while m is still -INFINITY (exp(-inf + inf) is NaN).
+}
+
+/// Merges two pairs: both sums are rescaled to the larger maximum.
+__device__ __forceinline__ MaxSum online_merge(const MaxSum& a, const MaxSum& b)
+{
+    // TODO: m = fmaxf(a.m, b.m); s = a.s * __expf(a.m - m) + b.s * __expf(b.m - m);
+    //       return {-INFINITY, 0} when both are empty (m == -INFINITY).
+    return a;
+}
+
+/// Butterfly merge over the warp.
+__device__ __forceinline__ MaxSum warp_merge(MaxSum a)
+{
+    // TODO: for offset = 16, 8, 4, 2, 1: fetch the partner's m and s with __shfl_xor_sync and
+    //       merge. Merge (lower lane, upper lane) in that order in both partners, so that every
+    //       lane ends with exactly the same result.
+    return a;
+}
+
+/// Merge over the block: warps merge, warp results meet in shared memory, every warp merges them.
+__device__ __forceinline__ MaxSum block_merge(MaxSum a, MaxSum* scratch)
+{
+    // TODO: warp_merge, lane 0 writes scratch[warp], __syncthreads(), then every warp merges
+    //       scratch[lane] (the empty pair for lanes >= kWarps).
+    return a;
+}
+
+template <int kPack>
+__global__ void __launch_bounds__(kThreads)
+    softmax_online_kernel(const float* __restrict__ x, float* __restrict__ y, std::int64_t cols)
+{
+    // TODO: block blockIdx.x owns one row of cols / kPack packs. Pass 1: each thread strides
+    //       through the packs (p = threadIdx.x; p += kThreads) adding every value to its pair;
+    //       block_merge (with a __shared__ MaxSum scratch[kWarps]). Pass 2: read the packs again
+    //       and write y = __expf(x - m) * (1 / s).
+}
+
+}  // namespace
+
+void softmax_5_online(const float* x, float* y, std::int64_t rows, std::int64_t cols, cudaStream_t stream)
+{
+    // TODO: kPack = 4, 2 or 1 (the widest that divides cols); one block of kThreads per row.
+    (void)x, (void)y, (void)rows, (void)cols, (void)stream;
+}
+
+}  // namespace WORKBOOK_TRACK

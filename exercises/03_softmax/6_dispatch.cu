@@ -1,0 +1,160 @@
+// Chapter 3, stage 6: a softmax that picks its kernel by row length; fp32, fp16, log-softmax.          (your exercise)
+//
+// Write the kernel and the launch. The contract (sizes, alignment, what is checked) is in
+// chapters/03_softmax/stages.cuh; the lesson is chapters/03_softmax/README.md.
+// Grade it with `make check-chapter 3`. You may change anything in this file except the
+// launcher's name and parameters. `make hint CH=3 STAGE=6` when stuck.
+#include "03_softmax/stages.cuh"
+#include "common/primitives.cuh"
+
+namespace WORKBOOK_TRACK {
+
+namespace {
+
+enum class Op { softmax, log_softmax };
+
+/// The longest row the register (warp) path handles: 64 floats per lane.
+constexpr int kWarpMaxCols = 2048;
+constexpr int kWarpPathThreads = 128;   // threads per block of the warp path
+constexpr int kUncachedThreads = 512;   // threads per block of the online (uncached) path
+
+/// kPack consecutive elements moved as one access.
+template <typename T, int kPack>
+struct alignas(sizeof(T) * kPack) Pack {
+    T v[kPack];
+};
+
+__device__ __forceinline__ float to_float(float v) { return v; }
+__device__ __forceinline__ float to_float(__half v) { return __half2float(v); }
+template <typename T>
+__device__ __forceinline__ T from_float(float v);
+template <>
+__device__ __forceinline__ float from_float<float>(float v)
+{
+    return v;
+}
+template <>
+__device__ __forceinline__ __half from_float<__half>(float v)
+{
+    return __float2half_rn(v);
+}
+
+/// The row statistic the output needs: 1 / sum for softmax, log(sum) for log-softmax.
+template <Op op>
+__device__ __forceinline__ float row_scale(float sum)
+{
+    if constexpr (op == Op::softmax) {
+        return 1.0f / sum;
+    } else {
+        return logf(sum);
+    }
+}
+
+/// One output element from x and the row's maximum and scale.
+template <Op op>
+__device__ __forceinline__ float finish(float x, float max, float scale)
+{
+    if constexpr (op == Op::softmax) {
+        return __expf(x - max) * scale;
+    } else {
+        return (x - max) - scale;   // -inf stays -inf
+    }
+}
+
+// ---- path 1: rows in registers, kGroupWidth lanes per row, kRowsPerGroup rows per group ----------
+
+template <typename T, Op op, int kPack, int kColsPerThread, int kGroupWidth, int kRowsPerGroup>
+__global__ void __launch_bounds__(kWarpPathThreads)
+    softmax_warp_kernel(const T* __restrict__ x, T* __restrict__ y, std::int64_t rows, int cols)
+{
+    // TODO: stage 4's kernel, generalised. lane = threadIdx.x % kGroupWidth; the group's first
+    //       row is (global thread index / kGroupWidth) * kRowsPerGroup. float v[kRowsPerGroup][kColsPerThread]:
+    //       load pack p of each row at column (p * kGroupWidth + lane) * kPack (to_float on each
+    //       element), -INFINITY past the end of the row or past the last row. Reduce with
+    //       wb::warp_reduce_max<kGroupWidth> / wb::warp_reduce_sum<kGroupWidth>.
+    //       Never return early: the shuffles use the full warp mask, so every lane must reach them.
+    //       Store with from_float<T>: exp(x - max) / sum, or (x - max) - log(sum) for log-softmax.
+}
+
+/// Whole warps per row up to kWarpMaxCols; narrower groups with two rows each for short rows.
+template <typename T, Op op, int kPack>
+void dispatch_warp_path(const T* x, T* y, std::int64_t rows, std::int64_t cols, cudaStream_t stream)
+{
+    // TODO: if cols <= kGroupWidth * kPack for a group width of 1, 2, 4, 8 or 16: launch
+    //       softmax_warp_kernel<T, op, kPack, kPack, width, 2>. Otherwise whole warps:
+    //       kColsPerThread = the smallest power of two (at least kPack) with kColsPerThread * 32 >= cols,
+    //       one row per group. Blocks of kWarpPathThreads threads serve
+    //       kWarpPathThreads / width * rows-per-group rows each.
+    (void)x, (void)y, (void)rows, (void)cols, (void)stream;
+}
+
+// ---- path 2: one block per row, the row cached in shared memory ---------------------------------
+
+template <typename T, Op op, int kPack, int kBlock>
+__global__ void __launch_bounds__(kBlock)
+    softmax_smem_kernel(const T* __restrict__ x, T* __restrict__ y, int cols)
+{
+    // TODO: extern __shared__ __align__(16) unsigned char smem[]; holds the row (cols elements of
+    //       T). Loop over the packs (p = threadIdx.x; p < cols / kPack; p += kBlock): load from x,
+    //       store into shared memory, keep the maximum; wb::block_reduce_max<kBlock> (its
+    //       __syncthreads makes the cached row visible to all). Sum of __expf(v - max) from shared
+    //       memory, wb::block_reduce_sum<kBlock>; then write every output from shared memory.
+}
+
+/// Launches the shared-memory path when the row fits; false otherwise.
+template <typename T, Op op, int kPack>
+bool try_launch_smem(const T* x, T* y, std::int64_t rows, std::int64_t cols, cudaStream_t stream)
+{
+    // TODO: smem = cols * sizeof(T). If it is more than cudaDevAttrMaxSharedMemoryPerBlockOptin
+    //       (minus the static scratch), return false. For kBlock in 128, 256, 512, 1024:
+    //       cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem) and
+    //       cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, kBlock, smem). Take the largest
+    //       block size that keeps n equal to n(128); false if n(128) is 0. Remember the choice for
+    //       the last cols seen (queries cost CPU time). Launch rows blocks with smem bytes.
+    (void)x, (void)y, (void)rows, (void)cols, (void)stream;
+    return false;
+}
+
+// ---- path 3: rows too long for shared memory: online softmax (stage 5), two reads ----------------
+
+template <typename T, Op op, int kPack>
+__global__ void __launch_bounds__(kUncachedThreads)
+    softmax_uncached_kernel(const T* __restrict__ x, T* __restrict__ y, std::int64_t cols)
+{
+    // TODO: stage 5's kernel on T: pass 1 builds the (max, sum) pair, pass 2 reads x again and
+    //       writes finish<op>(to_float(v), max, row_scale<op>(sum)).
+}
+
+// ---- the dispatch -------------------------------------------------------------------------------
+
+template <typename T, Op op>
+void dispatch(const T* x, T* y, std::int64_t rows, std::int64_t cols, cudaStream_t stream)
+{
+    // TODO: kPack = 16 / sizeof(T) when it divides cols, else 1. Then cols <= kWarpMaxCols: the
+    //       warp path; else the shared-memory path if try_launch_smem succeeds; else the
+    //       uncached kernel, one block of kUncachedThreads per row.
+    (void)x, (void)y, (void)rows, (void)cols, (void)stream;
+}
+
+}  // namespace
+
+void softmax_6_dispatch(const float* x, float* y, std::int64_t rows, std::int64_t cols, cudaStream_t stream)
+{
+    // TODO: dispatch<float, Op::softmax>(x, y, rows, cols, stream);
+    (void)x, (void)y, (void)rows, (void)cols, (void)stream;
+}
+
+void softmax_6_dispatch_half(const __half* x, __half* y, std::int64_t rows, std::int64_t cols,
+                             cudaStream_t stream)
+{
+    // TODO: dispatch<__half, Op::softmax>(x, y, rows, cols, stream);
+    (void)x, (void)y, (void)rows, (void)cols, (void)stream;
+}
+
+void log_softmax_6_dispatch(const float* x, float* y, std::int64_t rows, std::int64_t cols, cudaStream_t stream)
+{
+    // TODO: dispatch<float, Op::log_softmax>(x, y, rows, cols, stream);
+    (void)x, (void)y, (void)rows, (void)cols, (void)stream;
+}
+
+}  // namespace WORKBOOK_TRACK

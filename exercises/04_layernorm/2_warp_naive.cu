@@ -1,0 +1,39 @@
+// Chapter 4, stage 2: one warp per row, sum and sum of squares in one pass.          (your exercise)
+//
+// Write the kernel and the launch. The contract (sizes, alignment, what is checked) is in
+// chapters/04_layernorm/stages.cuh; the lesson is chapters/04_layernorm/README.md.
+// Grade it with `make check-chapter 4`. You may change anything in this file except the
+// launcher's name and parameters. `make hint CH=4 STAGE=2` when stuck.
+#include "04_layernorm/stages.cuh"
+#include "common/primitives.cuh"
+
+namespace WORKBOOK_TRACK {
+
+namespace {
+
+constexpr int kThreads = 128;
+constexpr int kRowsPerBlock = kThreads / wb::kWarpSize;
+
+__global__ void __launch_bounds__(kThreads)
+    layernorm_warp_naive_kernel(const float* __restrict__ x, const float* __restrict__ gamma,
+                                const float* __restrict__ beta, float* __restrict__ y, float* __restrict__ mean,
+                                float* __restrict__ rstd, std::int64_t rows, std::int64_t cols, float eps)
+{
+    // TODO: row = blockIdx.x * kRowsPerBlock + threadIdx.x / 32 (the warp leaves if row >= rows),
+    //       lane = threadIdx.x % 32. One strided loop (c = lane; c += 32) accumulates sum and
+    //       sum of squares; wb::warp_reduce_sum both. mean = sum / cols,
+    //       var = max(sum_sq / cols - mean * mean, 0), rstd = rsqrtf(var + eps); lane 0 writes
+    //       mean[row], rstd[row]; a second loop writes y.
+}
+
+}  // namespace
+
+void layernorm_2_warp_naive(const float* x, const float* gamma, const float* beta, float* y, float* mean,
+                            float* rstd, std::int64_t rows, std::int64_t cols, float eps, cudaStream_t stream)
+{
+    // TODO: ceil(rows / kRowsPerBlock) blocks of kThreads; WB_CHECK_LAUNCH().
+    (void)x, (void)gamma, (void)beta, (void)y, (void)mean, (void)rstd, (void)rows, (void)cols, (void)eps,
+        (void)stream;
+}
+
+}  // namespace WORKBOOK_TRACK

@@ -1,0 +1,124 @@
+// Chapter 3, stage 5: online softmax, one block per row.          (reference solution)
+//
+// Why it is faster than stage 2: stage 2 reads a row three times (max, sum, output). A long row
+// (here 128 KB) does not survive in the cache from one pass to the next while a thousand other
+// rows stream through, so each pass costs a full read from memory. The online formulation keeps
+// a running maximum and a running sum that is rescaled whenever the maximum grows, so one pass
+// gives both statistics: two reads and one write instead of three reads and one write. Loads are
+// 16 bytes wide where the row allows, as in stage 4.
+#include "03_softmax/stages.cuh"
+#include "common/primitives.cuh"
+
+namespace WORKBOOK_TRACK {
+
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int kWarps = kThreads / wb::kWarpSize;
+
+template <int kPack>
+struct alignas(sizeof(float) * kPack) Pack {
+    float v[kPack];
+};
+
+/// A partial softmax: the largest value seen, m, and s = sum of exp(x - m) over the values seen.
+/// The empty pair is {-inf, 0}.
+struct MaxSum {
+    float m;
+    float s;
+};
+
+/// Adds one value to a running pair, with a single exponential.
+__device__ __forceinline__ void online_add(MaxSum& a, float x)
+{
+    if (x > a.m) {                              // a new maximum: rescale what was summed so far
+        a.s = a.s * __expf(a.m - x) + 1.0f;     // from the empty pair: 0 * exp(-inf) + 1 = 1
+        a.m = x;
+    } else if (a.m != -INFINITY) {              // x = a.m = -inf would give exp(-inf + inf) = NaN
+        a.s += __expf(x - a.m);
+    }
+}
+
+/// Merges two pairs: both sums are rescaled to the larger maximum.
+__device__ __forceinline__ MaxSum online_merge(const MaxSum& a, const MaxSum& b)
+{
+    const float m = fmaxf(a.m, b.m);
+    if (m == -INFINITY) return {m, 0.0f};       // both empty (threads that saw only -inf)
+    return {m, a.s * __expf(a.m - m) + b.s * __expf(b.m - m)};
+}
+
+/// Butterfly merge over the warp. Both partners of a step merge (lower lane, upper lane) in the
+/// same order, so every lane ends with bit-identical results.
+__device__ __forceinline__ MaxSum warp_merge(MaxSum a)
+{
+    const int lane = threadIdx.x % wb::kWarpSize;
+#pragma unroll
+    for (int offset = wb::kWarpSize / 2; offset > 0; offset /= 2) {
+        const MaxSum other{__shfl_xor_sync(wb::kFullWarpMask, a.m, offset),
+                           __shfl_xor_sync(wb::kFullWarpMask, a.s, offset)};
+        a = (lane & offset) ? online_merge(other, a) : online_merge(a, other);
+    }
+    return a;
+}
+
+/// Merge over the block: warps merge, warp results meet in shared memory, every warp merges them.
+__device__ __forceinline__ MaxSum block_merge(MaxSum a, MaxSum* scratch)
+{
+    const int lane = threadIdx.x % wb::kWarpSize;
+    const int warp = threadIdx.x / wb::kWarpSize;
+    a = warp_merge(a);
+    if (lane == 0) scratch[warp] = a;
+    __syncthreads();
+    a = lane < kWarps ? scratch[lane] : MaxSum{-INFINITY, 0.0f};
+    return warp_merge(a);
+}
+
+template <int kPack>
+__global__ void __launch_bounds__(kThreads)
+    softmax_online_kernel(const float* __restrict__ x, float* __restrict__ y, std::int64_t cols)
+{
+    __shared__ MaxSum scratch[kWarps];
+    const std::int64_t row = blockIdx.x;
+    const float* xr = x + row * cols;
+    float* yr = y + row * cols;
+    const std::int64_t packs = cols / kPack;   // cols % kPack == 0
+
+    // Pass 1: maximum and sum together.
+    MaxSum a{-INFINITY, 0.0f};
+#pragma unroll 4
+    for (std::int64_t p = threadIdx.x; p < packs; p += kThreads) {
+        const Pack<kPack> v = reinterpret_cast<const Pack<kPack>*>(xr)[p];
+#pragma unroll
+        for (int i = 0; i < kPack; ++i) online_add(a, v.v[i]);
+    }
+    a = block_merge(a, scratch);
+
+    // Pass 2: the output.
+    const float inv = 1.0f / a.s;
+#pragma unroll 4
+    for (std::int64_t p = threadIdx.x; p < packs; p += kThreads) {
+        const Pack<kPack> v = reinterpret_cast<const Pack<kPack>*>(xr)[p];
+        Pack<kPack> out;
+#pragma unroll
+        for (int i = 0; i < kPack; ++i) out.v[i] = __expf(v.v[i] - a.m) * inv;
+        reinterpret_cast<Pack<kPack>*>(yr)[p] = out;
+    }
+}
+
+template <int kPack>
+void launch(const float* x, float* y, std::int64_t rows, std::int64_t cols, cudaStream_t stream)
+{
+    softmax_online_kernel<kPack><<<static_cast<unsigned>(rows), kThreads, 0, stream>>>(x, y, cols);
+    WB_CHECK_LAUNCH();
+}
+
+}  // namespace
+
+void softmax_5_online(const float* x, float* y, std::int64_t rows, std::int64_t cols, cudaStream_t stream)
+{
+    if (cols % 4 == 0) return launch<4>(x, y, rows, cols, stream);
+    if (cols % 2 == 0) return launch<2>(x, y, rows, cols, stream);
+    launch<1>(x, y, rows, cols, stream);
+}
+
+}  // namespace WORKBOOK_TRACK

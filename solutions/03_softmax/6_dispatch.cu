@@ -1,0 +1,393 @@
+// Chapter 3, stage 6: a softmax that picks its kernel by row length; fp32, fp16, log-softmax.          (reference solution)
+//
+// Why it is faster than stage 4: no single mapping of threads to rows suits every row length.
+// For very short rows a whole warp per row leaves most lanes idle and spends five shuffle steps
+// on a handful of values; here a group of just enough lanes (1 to 32, one 16-byte pack each)
+// handles a row, and each group takes two rows, so every lane loads useful bytes and the
+// reductions are shorter. Rows up to 2048 stay in registers (stage 4). Longer rows no longer fit
+// in a warp's registers: a block caches its row in shared memory, so the row is still read from
+// global memory once, and occupancy queries pick the block size. Rows too long even for shared
+// memory fall back to the online kernel of stage 5 (two reads). The element type and the
+// operation are template parameters: fp16 is loaded and stored as half and computed in float,
+// and log-softmax differs only in its last line.
+#include "03_softmax/stages.cuh"
+#include "common/primitives.cuh"
+
+namespace WORKBOOK_TRACK {
+
+namespace {
+
+enum class Op { softmax, log_softmax };
+
+/// The longest row the register (warp) path handles: 64 floats per lane.
+constexpr int kWarpMaxCols = 2048;
+constexpr int kWarpPathThreads = 128;   // threads per block of the warp path
+constexpr int kUncachedThreads = 512;   // threads per block of the online (uncached) path
+
+/// kPack consecutive elements moved as one access.
+template <typename T, int kPack>
+struct alignas(sizeof(T) * kPack) Pack {
+    T v[kPack];
+};
+
+__device__ __forceinline__ float to_float(float v) { return v; }
+__device__ __forceinline__ float to_float(__half v) { return __half2float(v); }
+template <typename T>
+__device__ __forceinline__ T from_float(float v);
+template <>
+__device__ __forceinline__ float from_float<float>(float v)
+{
+    return v;
+}
+template <>
+__device__ __forceinline__ __half from_float<__half>(float v)
+{
+    return __float2half_rn(v);
+}
+
+/// The row statistic the output needs: 1 / sum for softmax, log(sum) for log-softmax.
+template <Op op>
+__device__ __forceinline__ float row_scale(float sum)
+{
+    if constexpr (op == Op::softmax) {
+        return 1.0f / sum;
+    } else {
+        return logf(sum);
+    }
+}
+
+/// One output element from x and the row's maximum and scale.
+template <Op op>
+__device__ __forceinline__ float finish(float x, float max, float scale)
+{
+    if constexpr (op == Op::softmax) {
+        return __expf(x - max) * scale;
+    } else {
+        return (x - max) - scale;   // -inf stays -inf
+    }
+}
+
+// ---- path 1: rows in registers, kGroupWidth lanes per row, kRowsPerGroup rows per group ----------
+
+template <typename T, Op op, int kPack, int kColsPerThread, int kGroupWidth, int kRowsPerGroup>
+__global__ void __launch_bounds__(kWarpPathThreads)
+    softmax_warp_kernel(const T* __restrict__ x, T* __restrict__ y, std::int64_t rows, int cols)
+{
+    static_assert(kColsPerThread % kPack == 0 && wb::kWarpSize % kGroupWidth == 0, "whole packs, whole groups");
+    constexpr int kPacks = kColsPerThread / kPack;
+    const int lane = threadIdx.x % kGroupWidth;
+    const std::int64_t group =
+        (static_cast<std::int64_t>(blockIdx.x) * kWarpPathThreads + threadIdx.x) / kGroupWidth;
+    const std::int64_t first_row = group * kRowsPerGroup;
+
+    // No early return anywhere: the shuffles below use the full warp mask, so all 32 lanes must
+    // reach them, also those whose rows are past the end (they compute on -inf and store nothing).
+    float v[kRowsPerGroup][kColsPerThread];
+    float max[kRowsPerGroup];
+#pragma unroll
+    for (int r = 0; r < kRowsPerGroup; ++r) {
+        const std::int64_t row = first_row + r;
+        max[r] = -INFINITY;
+#pragma unroll
+        for (int p = 0; p < kPacks; ++p) {
+            const int col = (p * kGroupWidth + lane) * kPack;
+            if (row < rows && col < cols) {
+                const Pack<T, kPack> pack = *reinterpret_cast<const Pack<T, kPack>*>(x + row * cols + col);
+#pragma unroll
+                for (int i = 0; i < kPack; ++i) v[r][p * kPack + i] = to_float(pack.v[i]);
+            } else {
+#pragma unroll
+                for (int i = 0; i < kPack; ++i) v[r][p * kPack + i] = -INFINITY;
+            }
+#pragma unroll
+            for (int i = 0; i < kPack; ++i) max[r] = fmaxf(max[r], v[r][p * kPack + i]);
+        }
+    }
+#pragma unroll
+    for (int r = 0; r < kRowsPerGroup; ++r) max[r] = wb::warp_reduce_max<kGroupWidth>(max[r]);
+
+    float scale[kRowsPerGroup];
+#pragma unroll
+    for (int r = 0; r < kRowsPerGroup; ++r) {
+        float sum = 0.0f;
+#pragma unroll
+        for (int i = 0; i < kColsPerThread; ++i) {
+            if constexpr (op == Op::softmax) {
+                v[r][i] = __expf(v[r][i] - max[r]);   // kept: the output is this times 1 / sum
+                sum += v[r][i];
+            } else {
+                sum += __expf(v[r][i] - max[r]);
+            }
+        }
+        scale[r] = row_scale<op>(wb::warp_reduce_sum<kGroupWidth>(sum));
+    }
+
+#pragma unroll
+    for (int r = 0; r < kRowsPerGroup; ++r) {
+        const std::int64_t row = first_row + r;
+#pragma unroll
+        for (int p = 0; p < kPacks; ++p) {
+            const int col = (p * kGroupWidth + lane) * kPack;
+            if (row < rows && col < cols) {
+                Pack<T, kPack> pack;
+#pragma unroll
+                for (int i = 0; i < kPack; ++i) {
+                    const float value = v[r][p * kPack + i];   // exp(x - max) for softmax, x for log-softmax
+                    if constexpr (op == Op::softmax) {
+                        pack.v[i] = from_float<T>(value * scale[r]);
+                    } else {
+                        pack.v[i] = from_float<T>((value - max[r]) - scale[r]);
+                    }
+                }
+                *reinterpret_cast<Pack<T, kPack>*>(y + row * cols + col) = pack;
+            }
+        }
+    }
+}
+
+template <typename T, Op op, int kPack, int kColsPerThread, int kGroupWidth, int kRowsPerGroup>
+void launch_warp(const T* x, T* y, std::int64_t rows, std::int64_t cols, cudaStream_t stream)
+{
+    constexpr int kRowsPerBlock = kWarpPathThreads / kGroupWidth * kRowsPerGroup;
+    const auto blocks = static_cast<unsigned>(wb::ceil_div<std::int64_t>(rows, kRowsPerBlock));
+    softmax_warp_kernel<T, op, kPack, kColsPerThread, kGroupWidth, kRowsPerGroup>
+        <<<blocks, kWarpPathThreads, 0, stream>>>(x, y, rows, static_cast<int>(cols));
+    WB_CHECK_LAUNCH();
+}
+
+/// Whole warps per row: the smallest power-of-two register array that holds the row.
+template <typename T, Op op, int kPack, int kColsPerThread>
+void dispatch_whole_warps(const T* x, T* y, std::int64_t rows, std::int64_t cols, cudaStream_t stream)
+{
+    if constexpr (kColsPerThread * wb::kWarpSize < kWarpMaxCols) {
+        if (cols > kColsPerThread * wb::kWarpSize) {
+            return dispatch_whole_warps<T, op, kPack, kColsPerThread * 2>(x, y, rows, cols, stream);
+        }
+    }
+    launch_warp<T, op, kPack, kColsPerThread, wb::kWarpSize, 1>(x, y, rows, cols, stream);
+}
+
+/// Groups narrower than a warp while one pack per lane holds the row; two rows per group.
+template <typename T, Op op, int kPack, int kGroupWidth>
+void dispatch_groups(const T* x, T* y, std::int64_t rows, std::int64_t cols, cudaStream_t stream)
+{
+    if constexpr (kGroupWidth < wb::kWarpSize) {
+        if (cols > kGroupWidth * kPack) return dispatch_groups<T, op, kPack, kGroupWidth * 2>(x, y, rows, cols, stream);
+        launch_warp<T, op, kPack, kPack, kGroupWidth, 2>(x, y, rows, cols, stream);
+    } else {
+        dispatch_whole_warps<T, op, kPack, kPack>(x, y, rows, cols, stream);
+    }
+}
+
+// ---- path 2: one block per row, the row cached in shared memory ---------------------------------
+
+template <typename T, Op op, int kPack, int kBlock>
+__global__ void __launch_bounds__(kBlock)
+    softmax_smem_kernel(const T* __restrict__ x, T* __restrict__ y, int cols)
+{
+    extern __shared__ __align__(16) unsigned char smem[];
+    auto* cache = reinterpret_cast<Pack<T, kPack>*>(smem);   // the row, as loaded (cols * sizeof(T) bytes)
+    __shared__ float scratch[kBlock / wb::kWarpSize];
+    const std::int64_t row = blockIdx.x;
+    const auto* xr = reinterpret_cast<const Pack<T, kPack>*>(x + row * cols);
+    auto* yr = reinterpret_cast<Pack<T, kPack>*>(y + row * cols);
+    const int packs = cols / kPack;
+
+    float max = -INFINITY;
+#pragma unroll 4
+    for (int p = threadIdx.x; p < packs; p += kBlock) {   // the only read of x
+        const Pack<T, kPack> pack = xr[p];
+        cache[p] = pack;
+#pragma unroll
+        for (int i = 0; i < kPack; ++i) max = fmaxf(max, to_float(pack.v[i]));
+    }
+    max = wb::block_reduce_max<kBlock>(max, scratch);   // its __syncthreads also publishes the cache
+
+    float sum = 0.0f;
+#pragma unroll 4
+    for (int p = threadIdx.x; p < packs; p += kBlock) {
+        const Pack<T, kPack> pack = cache[p];
+#pragma unroll
+        for (int i = 0; i < kPack; ++i) sum += __expf(to_float(pack.v[i]) - max);
+    }
+    const float scale = row_scale<op>(wb::block_reduce_sum<kBlock>(sum, scratch));
+
+#pragma unroll 4
+    for (int p = threadIdx.x; p < packs; p += kBlock) {
+        const Pack<T, kPack> pack = cache[p];
+        Pack<T, kPack> out;
+#pragma unroll
+        for (int i = 0; i < kPack; ++i) out.v[i] = from_float<T>(finish<op>(to_float(pack.v[i]), max, scale));
+        yr[p] = out;
+    }
+}
+
+/// Blocks of this kernel that fit on one SM with @p smem bytes of dynamic shared memory each.
+template <typename T, Op op, int kPack, int kBlock>
+int smem_blocks_per_sm(std::size_t smem)
+{
+    const auto kernel = softmax_smem_kernel<T, op, kPack, kBlock>;
+    WB_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+    int blocks = 0;
+    WB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, kBlock, smem));
+    return blocks;
+}
+
+/// The largest block size that keeps as many blocks (rows) per SM as 128 threads would; 0 when
+/// not even one block fits.
+template <typename T, Op op, int kPack>
+int choose_smem_block(std::size_t smem)
+{
+    const int base = smem_blocks_per_sm<T, op, kPack, 128>(smem);
+    if (base <= 0) return 0;
+    if (smem_blocks_per_sm<T, op, kPack, 1024>(smem) == base) return 1024;
+    if (smem_blocks_per_sm<T, op, kPack, 512>(smem) == base) return 512;
+    if (smem_blocks_per_sm<T, op, kPack, 256>(smem) == base) return 256;
+    return 128;
+}
+
+/// Launches the shared-memory path when the row fits; false otherwise. The occupancy queries cost
+/// microseconds of CPU time, so their answer is remembered for the last row length seen.
+template <typename T, Op op, int kPack>
+bool try_launch_smem(const T* x, T* y, std::int64_t rows, std::int64_t cols, cudaStream_t stream)
+{
+    struct Choice {
+        int device = -1;
+        std::int64_t cols = -1;
+        int block = 0;
+    };
+    static thread_local Choice last;
+    int device = 0;
+    WB_CUDA_CHECK(cudaGetDevice(&device));
+    const std::size_t smem = static_cast<std::size_t>(cols) * sizeof(T);
+    if (last.device != device || last.cols != cols) {
+        int optin = 0;
+        WB_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+        const std::size_t static_smem = 1024 / wb::kWarpSize * sizeof(float);   // scratch of the largest block
+        const int block = smem + static_smem <= static_cast<std::size_t>(optin) ? choose_smem_block<T, op, kPack>(smem) : 0;
+        last = {device, cols, block};
+    }
+    const auto blocks = static_cast<unsigned>(rows);
+    const int c = static_cast<int>(cols);
+    switch (last.block) {
+        case 1024: softmax_smem_kernel<T, op, kPack, 1024><<<blocks, 1024, smem, stream>>>(x, y, c); break;
+        case 512: softmax_smem_kernel<T, op, kPack, 512><<<blocks, 512, smem, stream>>>(x, y, c); break;
+        case 256: softmax_smem_kernel<T, op, kPack, 256><<<blocks, 256, smem, stream>>>(x, y, c); break;
+        case 128: softmax_smem_kernel<T, op, kPack, 128><<<blocks, 128, smem, stream>>>(x, y, c); break;
+        default: return false;
+    }
+    WB_CHECK_LAUNCH();
+    return true;
+}
+
+// ---- path 3: rows too long for shared memory: online softmax (stage 5), two reads ----------------
+
+struct MaxSum {
+    float m;   // largest value seen
+    float s;   // sum of exp(x - m) over the values seen; the empty pair is {-inf, 0}
+};
+
+__device__ __forceinline__ void online_add(MaxSum& a, float x)
+{
+    if (x > a.m) {
+        a.s = a.s * __expf(a.m - x) + 1.0f;
+        a.m = x;
+    } else if (a.m != -INFINITY) {
+        a.s += __expf(x - a.m);
+    }
+}
+
+__device__ __forceinline__ MaxSum online_merge(const MaxSum& a, const MaxSum& b)
+{
+    const float m = fmaxf(a.m, b.m);
+    if (m == -INFINITY) return {m, 0.0f};
+    return {m, a.s * __expf(a.m - m) + b.s * __expf(b.m - m)};
+}
+
+__device__ __forceinline__ MaxSum warp_merge(MaxSum a)
+{
+    const int lane = threadIdx.x % wb::kWarpSize;
+#pragma unroll
+    for (int offset = wb::kWarpSize / 2; offset > 0; offset /= 2) {
+        const MaxSum other{__shfl_xor_sync(wb::kFullWarpMask, a.m, offset),
+                           __shfl_xor_sync(wb::kFullWarpMask, a.s, offset)};
+        a = (lane & offset) ? online_merge(other, a) : online_merge(a, other);   // same order in both lanes
+    }
+    return a;
+}
+
+template <typename T, Op op, int kPack>
+__global__ void __launch_bounds__(kUncachedThreads)
+    softmax_uncached_kernel(const T* __restrict__ x, T* __restrict__ y, std::int64_t cols)
+{
+    constexpr int kWarps = kUncachedThreads / wb::kWarpSize;
+    __shared__ MaxSum scratch[kWarps];
+    const std::int64_t row = blockIdx.x;
+    const auto* xr = reinterpret_cast<const Pack<T, kPack>*>(x + row * cols);
+    auto* yr = reinterpret_cast<Pack<T, kPack>*>(y + row * cols);
+    const std::int64_t packs = cols / kPack;
+
+    MaxSum a{-INFINITY, 0.0f};
+#pragma unroll 4
+    for (std::int64_t p = threadIdx.x; p < packs; p += kUncachedThreads) {
+        const Pack<T, kPack> pack = xr[p];
+#pragma unroll
+        for (int i = 0; i < kPack; ++i) online_add(a, to_float(pack.v[i]));
+    }
+    const int lane = threadIdx.x % wb::kWarpSize;
+    a = warp_merge(a);
+    if (lane == 0) scratch[threadIdx.x / wb::kWarpSize] = a;
+    __syncthreads();
+    a = warp_merge(lane < kWarps ? scratch[lane] : MaxSum{-INFINITY, 0.0f});
+    const float scale = row_scale<op>(a.s);
+
+#pragma unroll 4
+    for (std::int64_t p = threadIdx.x; p < packs; p += kUncachedThreads) {
+        const Pack<T, kPack> pack = xr[p];
+        Pack<T, kPack> out;
+#pragma unroll
+        for (int i = 0; i < kPack; ++i) out.v[i] = from_float<T>(finish<op>(to_float(pack.v[i]), a.m, scale));
+        yr[p] = out;
+    }
+}
+
+// ---- the dispatch -------------------------------------------------------------------------------
+
+template <typename T, Op op, int kPack>
+void dispatch_paths(const T* x, T* y, std::int64_t rows, std::int64_t cols, cudaStream_t stream)
+{
+    if (cols <= kWarpMaxCols) return dispatch_groups<T, op, kPack, 1>(x, y, rows, cols, stream);
+    if (try_launch_smem<T, op, kPack>(x, y, rows, cols, stream)) return;
+    softmax_uncached_kernel<T, op, kPack>
+        <<<static_cast<unsigned>(rows), kUncachedThreads, 0, stream>>>(x, y, cols);
+    WB_CHECK_LAUNCH();
+}
+
+template <typename T, Op op>
+void dispatch(const T* x, T* y, std::int64_t rows, std::int64_t cols, cudaStream_t stream)
+{
+    constexpr int kWidest = 16 / sizeof(T);   // 16-byte accesses: 4 floats or 8 halves
+    // Rows start at multiples of cols elements: 16-byte packs stay aligned only if kWidest divides cols.
+    if (cols % kWidest == 0) return dispatch_paths<T, op, kWidest>(x, y, rows, cols, stream);
+    dispatch_paths<T, op, 1>(x, y, rows, cols, stream);
+}
+
+}  // namespace
+
+void softmax_6_dispatch(const float* x, float* y, std::int64_t rows, std::int64_t cols, cudaStream_t stream)
+{
+    dispatch<float, Op::softmax>(x, y, rows, cols, stream);
+}
+
+void softmax_6_dispatch_half(const __half* x, __half* y, std::int64_t rows, std::int64_t cols,
+                             cudaStream_t stream)
+{
+    dispatch<__half, Op::softmax>(x, y, rows, cols, stream);
+}
+
+void log_softmax_6_dispatch(const float* x, float* y, std::int64_t rows, std::int64_t cols, cudaStream_t stream)
+{
+    dispatch<float, Op::log_softmax>(x, y, rows, cols, stream);
+}
+
+}  // namespace WORKBOOK_TRACK

@@ -1,0 +1,70 @@
+// Chapter 4, stage 1: LayerNorm as a statistics kernel and a normalisation kernel.          (reference solution)
+//
+// The baseline, shaped like the first LayerNorm kernels of the frameworks: a block per row computes
+// the mean and the variance (two passes over the row: the mean first, then the mean of squared
+// deviations, which is accurate whatever the mean), writes them to global memory, and a second,
+// elementwise kernel reads them back to normalise. x is read three times and the statistics make
+// a round trip through memory; two launches where one would do.
+#include "04_layernorm/stages.cuh"
+#include "common/primitives.cuh"
+
+namespace WORKBOOK_TRACK {
+
+namespace {
+
+constexpr int kMomentThreads = 128;
+constexpr int kThreads = 256;
+
+/// Kernel 1: mean[r] and rstd[r] of every row, one block per row, two passes over the row.
+__global__ void __launch_bounds__(kMomentThreads)
+    row_moments_kernel(const float* __restrict__ x, float* __restrict__ mean, float* __restrict__ rstd,
+                       std::int64_t cols, float eps)
+{
+    __shared__ float scratch[kMomentThreads / wb::kWarpSize];
+    const std::int64_t row = blockIdx.x;
+    const float* xr = x + row * cols;
+    const float n = static_cast<float>(cols);
+
+    float sum = 0.0f;
+    for (std::int64_t c = threadIdx.x; c < cols; c += kMomentThreads) sum += xr[c];
+    const float mu = wb::block_reduce_sum<kMomentThreads>(sum, scratch) / n;
+
+    float squares = 0.0f;
+    for (std::int64_t c = threadIdx.x; c < cols; c += kMomentThreads) {
+        const float d = xr[c] - mu;   // deviations are small numbers: nothing cancels
+        squares += d * d;
+    }
+    const float var = wb::block_reduce_sum<kMomentThreads>(squares, scratch) / n;
+    if (threadIdx.x == 0) {
+        mean[row] = mu;
+        rstd[row] = rsqrtf(var + eps);
+    }
+}
+
+/// Kernel 2: y = (x - mean) * rstd * gamma + beta, one thread per element.
+__global__ void __launch_bounds__(kThreads)
+    normalise_kernel(const float* __restrict__ x, const float* __restrict__ gamma, const float* __restrict__ beta,
+                     const float* __restrict__ mean, const float* __restrict__ rstd, float* __restrict__ y,
+                     std::int64_t n, std::int64_t cols)
+{
+    const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * kThreads + threadIdx.x;
+    if (i >= n) return;
+    const std::int64_t row = i / cols;
+    const std::int64_t col = i - row * cols;
+    y[i] = (x[i] - mean[row]) * rstd[row] * gamma[col] + beta[col];
+}
+
+}  // namespace
+
+void layernorm_1_two_kernels(const float* x, const float* gamma, const float* beta, float* y, float* mean,
+                             float* rstd, std::int64_t rows, std::int64_t cols, float eps, cudaStream_t stream)
+{
+    row_moments_kernel<<<static_cast<unsigned>(rows), kMomentThreads, 0, stream>>>(x, mean, rstd, cols, eps);
+    WB_CHECK_LAUNCH();
+    const std::int64_t n = rows * cols;
+    const auto blocks = static_cast<unsigned>(wb::ceil_div<std::int64_t>(n, kThreads));
+    normalise_kernel<<<blocks, kThreads, 0, stream>>>(x, gamma, beta, mean, rstd, y, n, cols);
+    WB_CHECK_LAUNCH();
+}
+
+}  // namespace WORKBOOK_TRACK

@@ -1,0 +1,395 @@
+// Chapter 4, stage 6: a LayerNorm that picks its kernel by row length; fp32, fp16, bf16.          (reference solution)
+//
+// Why it is faster than stage 4: a whole warp per row suits rows of a few hundred elements. For
+// very short rows most of its lanes idle and the five shuffle steps dominate; here a group of just
+// enough lanes (1 to 32, one 16-byte pack each) handles a row, and each group takes two rows. Rows
+// up to 2048 stay in registers. Longer rows are cached in shared memory by a block whose size
+// occupancy queries choose (stage 5), so x is still read once; rows too long even for that run
+// Welford over global memory (stage 3's algorithm, one block per row) and read the row a second
+// time for the output. The element type is a template parameter: half and bfloat16 data are loaded
+// and stored as such, and everything in between, the statistics included, is float.
+#include "04_layernorm/stages.cuh"
+#include "04_layernorm/welford.cuh"
+#include "common/primitives.cuh"
+
+namespace WORKBOOK_TRACK {
+
+namespace {
+
+/// The longest row the register (warp) path handles: 64 floats per lane.
+constexpr int kWarpMaxCols = 2048;
+constexpr int kWarpPathThreads = 128;   // threads per block of the warp path
+constexpr int kUncachedThreads = 512;   // threads per block of the uncached path
+
+template <typename T, int kPack>
+struct alignas(sizeof(T) * kPack) Pack {
+    T v[kPack];
+};
+
+__device__ __forceinline__ float to_float(float v) { return v; }
+__device__ __forceinline__ float to_float(__half v) { return __half2float(v); }
+__device__ __forceinline__ float to_float(__nv_bfloat16 v) { return __bfloat162float(v); }
+template <typename T>
+__device__ __forceinline__ T from_float(float v);
+template <>
+__device__ __forceinline__ float from_float<float>(float v)
+{
+    return v;
+}
+template <>
+__device__ __forceinline__ __half from_float<__half>(float v)
+{
+    return __float2half_rn(v);
+}
+template <>
+__device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float v)
+{
+    return __float2bfloat16_rn(v);
+}
+
+/// y for one pack: (v - mean) * rstd * gamma + beta, rounded once to T.
+template <typename T, int kPack>
+__device__ __forceinline__ Pack<T, kPack> normalise(const float (&v)[kPack], float mu, float r,
+                                                    const Pack<T, kPack>& g, const Pack<T, kPack>& b)
+{
+    Pack<T, kPack> out;
+#pragma unroll
+    for (int i = 0; i < kPack; ++i) out.v[i] = from_float<T>((v[i] - mu) * r * to_float(g.v[i]) + to_float(b.v[i]));
+    return out;
+}
+
+// ---- path 1: rows in registers, kGroupWidth lanes per row, kRowsPerGroup rows per group ----------
+
+template <typename T, int kPack, int kColsPerThread, int kGroupWidth, int kRowsPerGroup>
+__global__ void __launch_bounds__(kWarpPathThreads)
+    layernorm_warp_kernel(const T* __restrict__ x, const T* __restrict__ gamma, const T* __restrict__ beta,
+                          T* __restrict__ y, float* __restrict__ mean, float* __restrict__ rstd, std::int64_t rows,
+                          int cols, float eps)
+{
+    static_assert(kColsPerThread % kPack == 0 && wb::kWarpSize % kGroupWidth == 0, "whole packs, whole groups");
+    constexpr int kPacks = kColsPerThread / kPack;
+    const int lane = threadIdx.x % kGroupWidth;
+    const std::int64_t group =
+        (static_cast<std::int64_t>(blockIdx.x) * kWarpPathThreads + threadIdx.x) / kGroupWidth;
+    const std::int64_t first_row = group * kRowsPerGroup;
+    const float n = static_cast<float>(cols);
+
+    // No early return: the shuffles use the full warp mask, so every lane must reach them.
+    float v[kRowsPerGroup][kPacks][kPack];
+    float mu[kRowsPerGroup];
+#pragma unroll
+    for (int r = 0; r < kRowsPerGroup; ++r) {
+        const std::int64_t row = first_row + r;
+        float sum = 0.0f;
+#pragma unroll
+        for (int p = 0; p < kPacks; ++p) {
+            const int col = (p * kGroupWidth + lane) * kPack;
+            if (row < rows && col < cols) {
+                const Pack<T, kPack> pack = *reinterpret_cast<const Pack<T, kPack>*>(x + row * cols + col);
+#pragma unroll
+                for (int i = 0; i < kPack; ++i) v[r][p][i] = to_float(pack.v[i]);
+            } else {
+#pragma unroll
+                for (int i = 0; i < kPack; ++i) v[r][p][i] = 0.0f;
+            }
+#pragma unroll
+            for (int i = 0; i < kPack; ++i) sum += v[r][p][i];
+        }
+        mu[r] = sum;
+    }
+#pragma unroll
+    for (int r = 0; r < kRowsPerGroup; ++r) mu[r] = wb::warp_reduce_sum<kGroupWidth>(mu[r]) / n;
+
+    float rs[kRowsPerGroup];   // second pass over the registers: exact two-pass variance
+#pragma unroll
+    for (int r = 0; r < kRowsPerGroup; ++r) {
+        float squares = 0.0f;
+#pragma unroll
+        for (int p = 0; p < kPacks; ++p) {
+            if ((p * kGroupWidth + lane) * kPack < cols) {
+#pragma unroll
+                for (int i = 0; i < kPack; ++i) {
+                    const float d = v[r][p][i] - mu[r];
+                    squares += d * d;
+                }
+            }
+        }
+        rs[r] = squares;
+    }
+#pragma unroll
+    for (int r = 0; r < kRowsPerGroup; ++r) rs[r] = rsqrtf(wb::warp_reduce_sum<kGroupWidth>(rs[r]) / n + eps);
+
+#pragma unroll
+    for (int r = 0; r < kRowsPerGroup; ++r) {
+        const std::int64_t row = first_row + r;
+        if (row >= rows) continue;
+        if (lane == 0) {
+            mean[row] = mu[r];
+            rstd[row] = rs[r];
+        }
+#pragma unroll
+        for (int p = 0; p < kPacks; ++p) {
+            const int col = (p * kGroupWidth + lane) * kPack;
+            if (col < cols) {
+                const Pack<T, kPack> g = *reinterpret_cast<const Pack<T, kPack>*>(gamma + col);
+                const Pack<T, kPack> b = *reinterpret_cast<const Pack<T, kPack>*>(beta + col);
+                *reinterpret_cast<Pack<T, kPack>*>(y + row * cols + col) = normalise<T, kPack>(v[r][p], mu[r], rs[r], g, b);
+            }
+        }
+    }
+}
+
+/// All the arguments of a launch, passed along the dispatch.
+template <typename T>
+struct Args {
+    const T* x;
+    const T* gamma;
+    const T* beta;
+    T* y;
+    float* mean;
+    float* rstd;
+    std::int64_t rows;
+    std::int64_t cols;
+    float eps;
+};
+
+template <typename T, int kPack, int kColsPerThread, int kGroupWidth, int kRowsPerGroup>
+void launch_warp(const Args<T>& a, cudaStream_t stream)
+{
+    constexpr int kRowsPerBlock = kWarpPathThreads / kGroupWidth * kRowsPerGroup;
+    const auto blocks = static_cast<unsigned>(wb::ceil_div<std::int64_t>(a.rows, kRowsPerBlock));
+    layernorm_warp_kernel<T, kPack, kColsPerThread, kGroupWidth, kRowsPerGroup><<<blocks, kWarpPathThreads, 0, stream>>>(
+        a.x, a.gamma, a.beta, a.y, a.mean, a.rstd, a.rows, static_cast<int>(a.cols), a.eps);
+    WB_CHECK_LAUNCH();
+}
+
+/// Whole warps per row: the smallest power-of-two register array that holds the row.
+template <typename T, int kPack, int kColsPerThread>
+void dispatch_whole_warps(const Args<T>& a, cudaStream_t stream)
+{
+    if constexpr (kColsPerThread * wb::kWarpSize < kWarpMaxCols) {
+        if (a.cols > kColsPerThread * wb::kWarpSize) return dispatch_whole_warps<T, kPack, kColsPerThread * 2>(a, stream);
+    }
+    launch_warp<T, kPack, kColsPerThread, wb::kWarpSize, 1>(a, stream);
+}
+
+/// Groups narrower than a warp while one pack per lane holds the row; two rows per group.
+template <typename T, int kPack, int kGroupWidth>
+void dispatch_groups(const Args<T>& a, cudaStream_t stream)
+{
+    if constexpr (kGroupWidth < wb::kWarpSize) {
+        if (a.cols > kGroupWidth * kPack) return dispatch_groups<T, kPack, kGroupWidth * 2>(a, stream);
+        launch_warp<T, kPack, kPack, kGroupWidth, 2>(a, stream);
+    } else {
+        dispatch_whole_warps<T, kPack, kPack>(a, stream);
+    }
+}
+
+// ---- path 2: one block per row, the row cached in shared memory ---------------------------------
+
+template <typename T, int kPack, int kBlock>
+__global__ void __launch_bounds__(kBlock)
+    layernorm_smem_kernel(const T* __restrict__ x, const T* __restrict__ gamma, const T* __restrict__ beta,
+                          T* __restrict__ y, float* __restrict__ mean, float* __restrict__ rstd, int cols, float eps)
+{
+    extern __shared__ __align__(16) unsigned char smem[];
+    auto* cache = reinterpret_cast<Pack<T, kPack>*>(smem);   // the row, as loaded
+    __shared__ float scratch[kBlock / wb::kWarpSize];
+    const std::int64_t row = blockIdx.x;
+    const auto* xr = reinterpret_cast<const Pack<T, kPack>*>(x + row * cols);
+    auto* yr = reinterpret_cast<Pack<T, kPack>*>(y + row * cols);
+    const auto* g = reinterpret_cast<const Pack<T, kPack>*>(gamma);
+    const auto* b = reinterpret_cast<const Pack<T, kPack>*>(beta);
+    const int packs = cols / kPack;
+    const float n = static_cast<float>(cols);
+
+    float sum = 0.0f;
+#pragma unroll 4
+    for (int p = threadIdx.x; p < packs; p += kBlock) {   // the only read of x
+        const Pack<T, kPack> pack = xr[p];
+        cache[p] = pack;
+#pragma unroll
+        for (int i = 0; i < kPack; ++i) sum += to_float(pack.v[i]);
+    }
+    const float mu = wb::block_reduce_sum<kBlock>(sum, scratch) / n;   // its barrier publishes the cache
+
+    float squares = 0.0f;
+#pragma unroll 4
+    for (int p = threadIdx.x; p < packs; p += kBlock) {
+        const Pack<T, kPack> pack = cache[p];
+#pragma unroll
+        for (int i = 0; i < kPack; ++i) {
+            const float d = to_float(pack.v[i]) - mu;
+            squares += d * d;
+        }
+    }
+    const float r = rsqrtf(wb::block_reduce_sum<kBlock>(squares, scratch) / n + eps);
+    if (threadIdx.x == 0) {
+        mean[row] = mu;
+        rstd[row] = r;
+    }
+
+#pragma unroll 4
+    for (int p = threadIdx.x; p < packs; p += kBlock) {
+        const Pack<T, kPack> pack = cache[p];
+        float v[kPack];
+#pragma unroll
+        for (int i = 0; i < kPack; ++i) v[i] = to_float(pack.v[i]);
+        yr[p] = normalise<T, kPack>(v, mu, r, g[p], b[p]);
+    }
+}
+
+/// Blocks of this kernel that fit on one SM with @p smem bytes of dynamic shared memory each.
+template <typename T, int kPack, int kBlock>
+int smem_blocks_per_sm(std::size_t smem)
+{
+    const auto kernel = layernorm_smem_kernel<T, kPack, kBlock>;
+    WB_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+    int blocks = 0;
+    WB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, kBlock, smem));
+    return blocks;
+}
+
+/// The largest block size that keeps as many blocks (rows) per SM as 128 threads would; 0 when
+/// not even one block fits.
+template <typename T, int kPack>
+int choose_smem_block(std::size_t smem)
+{
+    const int base = smem_blocks_per_sm<T, kPack, 128>(smem);
+    if (base <= 0) return 0;
+    if (smem_blocks_per_sm<T, kPack, 1024>(smem) == base) return 1024;
+    if (smem_blocks_per_sm<T, kPack, 512>(smem) == base) return 512;
+    if (smem_blocks_per_sm<T, kPack, 256>(smem) == base) return 256;
+    return 128;
+}
+
+/// Launches the shared-memory path when the row fits; false otherwise. The occupancy queries cost
+/// microseconds of CPU time, so their answer is remembered for the last row length seen.
+template <typename T, int kPack>
+bool try_launch_smem(const Args<T>& a, cudaStream_t stream)
+{
+    struct Choice {
+        int device = -1;
+        std::int64_t cols = -1;
+        int block = 0;
+    };
+    static thread_local Choice last;
+    int device = 0;
+    WB_CUDA_CHECK(cudaGetDevice(&device));
+    const std::size_t smem = static_cast<std::size_t>(a.cols) * sizeof(T);
+    if (last.device != device || last.cols != a.cols) {
+        int optin = 0;
+        WB_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+        const std::size_t static_smem = 1024 / wb::kWarpSize * sizeof(float);   // scratch of the largest block
+        const int block = smem + static_smem <= static_cast<std::size_t>(optin) ? choose_smem_block<T, kPack>(smem) : 0;
+        last = {device, a.cols, block};
+    }
+    const auto blocks = static_cast<unsigned>(a.rows);
+    const int c = static_cast<int>(a.cols);
+    switch (last.block) {
+        case 1024:
+            layernorm_smem_kernel<T, kPack, 1024>
+                <<<blocks, 1024, smem, stream>>>(a.x, a.gamma, a.beta, a.y, a.mean, a.rstd, c, a.eps);
+            break;
+        case 512:
+            layernorm_smem_kernel<T, kPack, 512>
+                <<<blocks, 512, smem, stream>>>(a.x, a.gamma, a.beta, a.y, a.mean, a.rstd, c, a.eps);
+            break;
+        case 256:
+            layernorm_smem_kernel<T, kPack, 256>
+                <<<blocks, 256, smem, stream>>>(a.x, a.gamma, a.beta, a.y, a.mean, a.rstd, c, a.eps);
+            break;
+        case 128:
+            layernorm_smem_kernel<T, kPack, 128>
+                <<<blocks, 128, smem, stream>>>(a.x, a.gamma, a.beta, a.y, a.mean, a.rstd, c, a.eps);
+            break;
+        default: return false;
+    }
+    WB_CHECK_LAUNCH();
+    return true;
+}
+
+// ---- path 3: rows too long for shared memory: Welford over global memory, then a second read ------
+
+template <typename T, int kPack>
+__global__ void __launch_bounds__(kUncachedThreads)
+    layernorm_uncached_kernel(const T* __restrict__ x, const T* __restrict__ gamma, const T* __restrict__ beta,
+                              T* __restrict__ y, float* __restrict__ mean, float* __restrict__ rstd,
+                              std::int64_t cols, float eps)
+{
+    __shared__ ch04::Welford scratch[kUncachedThreads / wb::kWarpSize];
+    const std::int64_t row = blockIdx.x;
+    const auto* xr = reinterpret_cast<const Pack<T, kPack>*>(x + row * cols);
+    auto* yr = reinterpret_cast<Pack<T, kPack>*>(y + row * cols);
+    const auto* g = reinterpret_cast<const Pack<T, kPack>*>(gamma);
+    const auto* b = reinterpret_cast<const Pack<T, kPack>*>(beta);
+    const std::int64_t packs = cols / kPack;
+
+    ch04::Welford state;
+#pragma unroll 4
+    for (std::int64_t p = threadIdx.x; p < packs; p += kUncachedThreads) {
+        const Pack<T, kPack> pack = xr[p];
+#pragma unroll
+        for (int i = 0; i < kPack; ++i) ch04::welford_update(state, to_float(pack.v[i]));
+    }
+    state = ch04::block_welford_reduce<kUncachedThreads>(state, scratch);
+    const float mu = state.mean;
+    const float r = rsqrtf(state.m2 / state.count + eps);
+    if (threadIdx.x == 0) {
+        mean[row] = mu;
+        rstd[row] = r;
+    }
+
+#pragma unroll 4
+    for (std::int64_t p = threadIdx.x; p < packs; p += kUncachedThreads) {
+        const Pack<T, kPack> pack = xr[p];
+        float v[kPack];
+#pragma unroll
+        for (int i = 0; i < kPack; ++i) v[i] = to_float(pack.v[i]);
+        yr[p] = normalise<T, kPack>(v, mu, r, g[p], b[p]);
+    }
+}
+
+// ---- the dispatch -------------------------------------------------------------------------------
+
+template <typename T, int kPack>
+void dispatch_paths(const Args<T>& a, cudaStream_t stream)
+{
+    if (a.cols <= kWarpMaxCols) return dispatch_groups<T, kPack, 1>(a, stream);
+    if (try_launch_smem<T, kPack>(a, stream)) return;
+    layernorm_uncached_kernel<T, kPack><<<static_cast<unsigned>(a.rows), kUncachedThreads, 0, stream>>>(
+        a.x, a.gamma, a.beta, a.y, a.mean, a.rstd, a.cols, a.eps);
+    WB_CHECK_LAUNCH();
+}
+
+template <typename T>
+void dispatch(const Args<T>& a, cudaStream_t stream)
+{
+    constexpr int kWidest = 16 / sizeof(T);   // 16-byte accesses: 4 floats or 8 halves
+    // Rows start at multiples of cols elements: 16-byte packs stay aligned only if kWidest divides cols.
+    if (a.cols % kWidest == 0) return dispatch_paths<T, kWidest>(a, stream);
+    dispatch_paths<T, 1>(a, stream);
+}
+
+}  // namespace
+
+void layernorm_6_dispatch(const float* x, const float* gamma, const float* beta, float* y, float* mean,
+                          float* rstd, std::int64_t rows, std::int64_t cols, float eps, cudaStream_t stream)
+{
+    dispatch<float>({x, gamma, beta, y, mean, rstd, rows, cols, eps}, stream);
+}
+
+void layernorm_6_dispatch_half(const __half* x, const __half* gamma, const __half* beta, __half* y, float* mean,
+                               float* rstd, std::int64_t rows, std::int64_t cols, float eps, cudaStream_t stream)
+{
+    dispatch<__half>({x, gamma, beta, y, mean, rstd, rows, cols, eps}, stream);
+}
+
+void layernorm_6_dispatch_bf16(const __nv_bfloat16* x, const __nv_bfloat16* gamma, const __nv_bfloat16* beta,
+                               __nv_bfloat16* y, float* mean, float* rstd, std::int64_t rows, std::int64_t cols,
+                               float eps, cudaStream_t stream)
+{
+    dispatch<__nv_bfloat16>({x, gamma, beta, y, mean, rstd, rows, cols, eps}, stream);
+}
+
+}  // namespace WORKBOOK_TRACK
