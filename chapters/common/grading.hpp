@@ -22,6 +22,7 @@
 #include "common/timing.hpp"
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -61,10 +62,14 @@ struct SpeedCase {
 ///
 /// "Not implemented yet" is the verdict only when no case of the stage wrote anything. An output left
 /// untouched for one input while another input was handled is a wrong result (a tail or a small size
-/// the launch does not cover), so the verdict on an untouched case waits until a case writes
-/// something or the correctness checks end. Pure logic: tested without a GPU.
+/// the launch does not cover), so the verdict on a small untouched output (fewer than
+/// kUnwrittenDecidesAlone elements) waits until a case writes something or the correctness checks
+/// end. A larger output that nothing was written to, before anything was written anywhere, is "not
+/// implemented yet" at once: no tail is that long, and later cases may not start from the poison
+/// (e.g. C of a GEMM with beta != 0). Pure logic: tested without a GPU.
 class UnwrittenOutputs {
 public:
+    static constexpr std::int64_t kUnwrittenDecidesAlone = 64;
     /// The failure to raise now for this comparison, if any (the comparison itself included).
     std::optional<StageFailure> on_report(const CompareReport& report, const std::string& case_name);
     /// At the end of the correctness checks: "not implemented yet" when nothing was ever written.

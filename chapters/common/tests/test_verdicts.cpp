@@ -50,6 +50,16 @@ TEST_CASE("an output never written in any case is 'not implemented yet', at the 
     CHECK(contains(end->message, "not implemented yet"));
 }
 
+TEST_CASE("a large output never written is 'not implemented yet' at once", "[verdicts]")
+{
+    wb::UnwrittenOutputs unwritten;
+    wb::CompareReport big = untouched_report();
+    big.count = big.bad = big.untouched = wb::UnwrittenOutputs::kUnwrittenDecidesAlone;
+    const auto failure = unwritten.on_report(big, "17 x 33");
+    REQUIRE(failure);
+    CHECK(failure->status == wb::Status::not_implemented);
+}
+
 TEST_CASE("a small input left untouched while a later one is right is a wrong result", "[verdicts]")
 {
     wb::UnwrittenOutputs unwritten;
