@@ -145,7 +145,7 @@ TEST_CASE("stage 5: eight elements per thread", "[stage5]")
     });
 }
 
-TEST_CASE("stage 6: 64 x 64 tiles, float2", "[stage6]")
+TEST_CASE("stage 6: 64 x 64 float2 tiles, down the columns", "[stage6]")
 {
     wb::grade_stage(6, [](wb::Stage& stage) {
         grade(stage, candidate::transpose_6_vectorized, reference::transpose_5_multi_element,
@@ -165,7 +165,7 @@ TEST_CASE("bench: chapter 5", "[.bench]")
                                reference::transpose_5_multi_element, reference::transpose_6_vectorized};
     const char* names[] = {"stage 1: naive",        "stage 2: coalesced writes, __ldg reads",
                            "stage 3: shared tile",  "stage 4: padded tile",
-                           "stage 5: 8 elements per thread", "stage 6: 64 x 64 tiles, float2"};
+                           "stage 5: 8 elements per thread", "stage 6: 64 x 64 float2 tiles, down the columns"};
     for (int64_t side : {4096, 8192, 16384}) {
         const int64_t n = side * side;
         const double bytes = 2.0 * n * sizeof(float);

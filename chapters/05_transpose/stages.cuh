@@ -9,7 +9,8 @@
 /// - `in` is a `rows x cols` fp32 matrix, row-major: element (r, c) is `in[r * cols + c]`;
 /// - `out` receives its transpose, a `cols x rows` matrix, row-major: `out[c * rows + r] = in[r * cols + c]`;
 /// - 1 <= rows, cols <= 500000, any values (1 x 1, 33 x 17, 1000 x 3001 are all tested), so a grid of
-///   ceil(cols / 32) x ceil(rows / 8) blocks, or the other way round, is always legal;
+///   ceil(cols / 32) x ceil(rows / 8) blocks, or the other way round, is always legal (gridDim.y
+///   is limited to 65535);
 /// - rows * cols may pass 2^31: index with std::int64_t;
 /// - every pointer comes from cudaMalloc (256-byte aligned); `in` and `out` never overlap.
 ///
@@ -87,15 +88,17 @@ void transpose_4_padded_tile(const float* in, float* out, std::int64_t rows, std
 void transpose_5_multi_element(const float* in, float* out, std::int64_t rows, std::int64_t cols,
                                cudaStream_t stream);
 
-/// @brief Stage 6: 64 x 64 tiles with 8-byte (float2) global loads and stores.
+/// @brief Stage 6: 64 x 64 tiles with 8-byte (float2) global accesses, walked down the columns.
 ///
 /// Each block of 32 x 8 threads moves a 64 x 64 tile: a warp reads or writes 64 floats of a row
 /// (256 contiguous bytes, two full lines) per instruction, with one float2 per lane, and each
 /// thread moves 16 elements. Inside the tile the pairs are split into single floats (a padded
-/// `[64][65]` tile), since a column of the tile is not contiguous. float2 accesses need 8-byte
-/// aligned addresses: a row of `in` starts at `in + r * cols`, aligned only when cols is even (and
-/// the same for `out` and rows), so tiles of matrices with other shapes, and partial tiles at the
-/// edges, take a scalar path.
+/// `[64][65]` tile), since a column of the tile is not contiguous. The grid's x runs down the rows
+/// of the input: blocks that run at the same time take tiles below each other, so they write
+/// neighbouring parts of the same output rows (long runs for the writes, scattered reads).
+/// float2 accesses need 8-byte aligned addresses: a row of `in` starts at `in + r * cols`, aligned
+/// only when cols is even (and the same for `out` and rows), so tiles of matrices with other
+/// shapes, and partial tiles at the edges, take a scalar path.
 /// Checked: as stage 3, with odd and even sizes on both sides; speed against reference stage 5.
 /// The chapter's goal: at least 93% of the copy bandwidth on a 16384 x 16384 matrix (`make bench`).
 void transpose_6_vectorized(const float* in, float* out, std::int64_t rows, std::int64_t cols,

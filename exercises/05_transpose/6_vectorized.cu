@@ -1,4 +1,4 @@
-// Chapter 5, stage 6: 64 x 64 tiles, float2 global loads and stores.          (your exercise)
+// Chapter 5, stage 6: 64 x 64 tiles, float2 global loads and stores, tiles walked down the columns.          (your exercise)
 //
 // Write the kernel and the launch. The contract (sizes, alignment, what is checked) is in
 // chapters/05_transpose/stages.cuh; the lesson is chapters/05_transpose/README.md.
@@ -15,13 +15,15 @@ constexpr int kTile = 64;
 constexpr int kThreadsX = kTile / 2;   // 32 threads x one float2 = one 64-float row of the tile
 constexpr int kThreadsY = 8;
 constexpr int kThreads = kThreadsX * kThreadsY;
+constexpr int kMinBlocks = 8;   // ask the compiler for <= 32 registers, so 8 blocks (2048 threads) fit per SM
 
-__global__ void __launch_bounds__(kThreads) transpose_vectorized_kernel(const float* __restrict__ in,
+__global__ void __launch_bounds__(kThreads, kMinBlocks) transpose_vectorized_kernel(const float* __restrict__ in,
                                                                          float* __restrict__ out, std::int64_t rows,
                                                                          std::int64_t cols)
 {
     // TODO: __shared__ float tile[kTile][kTile + 1]; the block handles the 64 x 64 tile at
-    //       (row0, col0) = (blockIdx.y * 64, blockIdx.x * 64).
+    //       (row0, col0) = (blockIdx.x * 64, blockIdx.y * 64): blockIdx.x runs down the rows, so
+    //       blocks running at the same time write neighbouring parts of the same output rows.
     //       Load: when the tile is whole and cols % 2 == 0, thread (tx, ty) loads the float2 at
     //       columns col0 + 2 tx, + 1 of input rows row0 + ty + k (k = 0, 8, ..., 56) and stores its
     //       two floats into tile[ty + k][2 tx], tile[ty + k][2 tx + 1]. Otherwise a scalar loop over
@@ -36,7 +38,8 @@ __global__ void __launch_bounds__(kThreads) transpose_vectorized_kernel(const fl
 
 void transpose_6_vectorized(const float* in, float* out, std::int64_t rows, std::int64_t cols, cudaStream_t stream)
 {
-    // TODO: blocks of kThreadsX x kThreadsY threads, one per 64 x 64 tile.
+    // TODO: blocks of kThreadsX x kThreadsY threads, one per 64 x 64 tile: a grid of
+    //       ceil(rows / 64) x ceil(cols / 64) (x down the rows, y across the columns).
     (void)in, (void)out, (void)rows, (void)cols, (void)stream;
 }
 

@@ -16,19 +16,28 @@ constexpr int kRowsPerBlock = kThreads / wb::kWarpSize;
 
 __device__ __forceinline__ float dot4(float4 a, float4 b) { return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w; }
 
+/// K % 4 == 0: every row is 16-byte aligned.
 __global__ void gemv_float4_kernel(const float* __restrict__ A, const float* __restrict__ x, float* __restrict__ y,
                                    std::int64_t M, std::int64_t K)
 {
-    // TODO: your stage 2 kernel, but when K % 4 == 0 view the row and x as float4 arrays
-    //       (reinterpret_cast<const float4*>) and let lane l take float4s l, l + 32, ... of the
-    //       K / 4, adding dot4(a, x). When K % 4 != 0, keep the scalar loop.
+    // TODO: your stage 2 kernel, but view the row and x as float4 arrays
+    //       (reinterpret_cast<const float4*>(A + row * K)) and let lane l take float4s l, l + 32,
+    //       ... of the K / 4, adding dot4(a4[k], __ldg(&x4[k])).
+}
+
+/// Any K: scalar loads (stage 2).
+__global__ void gemv_scalar_kernel(const float* __restrict__ A, const float* __restrict__ x, float* __restrict__ y,
+                                   std::int64_t M, std::int64_t K)
+{
+    // TODO: your stage 2 kernel, unchanged.
 }
 
 }  // namespace
 
 void gemv_3_float4(const float* A, const float* x, float* y, std::int64_t M, std::int64_t K, cudaStream_t stream)
 {
-    // TODO: the same launch as stage 2.
+    // TODO: ceil(M / kRowsPerBlock) blocks of kThreads threads of gemv_float4_kernel when
+    //       K % 4 == 0, of gemv_scalar_kernel otherwise; then WB_CHECK_LAUNCH().
     (void)A, (void)x, (void)y, (void)M, (void)K, (void)stream;
 }
 

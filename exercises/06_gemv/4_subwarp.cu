@@ -15,20 +15,22 @@ constexpr int kThreads = 256;
 
 __device__ __forceinline__ float dot4(float4 a, float4 b) { return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w; }
 
-template <int G>
+/// Group width G (a power of two <= 32); kFloat4: K % 4 == 0, 16-byte loads, else scalar loads.
+template <int G, bool kFloat4>
 __global__ void gemv_subwarp_kernel(const float* __restrict__ A, const float* __restrict__ x, float* __restrict__ y,
                                     std::int64_t M, std::int64_t K)
 {
     // TODO: row = (blockIdx.x * kThreads + threadIdx.x) / G, lane = threadIdx.x % G. If row < M,
-    //       the group's G lanes stride by G over the row (float4s when K % 4 == 0, scalars
-    //       otherwise). Then sum = wb::warp_reduce_sum<G>(sum), called by EVERY lane (no early
-    //       return: the shuffles need the whole warp), and lane 0 of the group writes y[row].
+    //       the group's G lanes stride by G over the row (float4s if kFloat4, scalars otherwise:
+    //       `if constexpr`). Then sum = wb::warp_reduce_sum<G>(sum), called by EVERY lane (no
+    //       early return: the shuffles need the whole warp), and lane 0 of the group writes y[row].
 }
 
 template <int G>
 void launch(const float* A, const float* x, float* y, std::int64_t M, std::int64_t K, cudaStream_t stream)
 {
-    // TODO: ceil(M * G / kThreads) blocks of kThreads threads of gemv_subwarp_kernel<G>.
+    // TODO: ceil(M * G / kThreads) blocks of kThreads threads of gemv_subwarp_kernel<G, K % 4 == 0>
+    //       (two launches behind an if: the template argument must be a compile-time constant).
     (void)A, (void)x, (void)y, (void)M, (void)K, (void)stream;
 }
 

@@ -48,9 +48,9 @@ __global__ void gemv_scalar_kernel(const float* __restrict__ A, const float* __r
 void gemv_6_dispatch(const float* A, const float* x, float* y, std::int64_t M, std::int64_t K, cudaStream_t stream)
 {
     // TODO: K % 4 != 0: gemv_scalar_kernel<G>. Otherwise by v = K / 4: short rows (v <= 32) ->
-    //       gemv_rows_kernel<G, 4> with G = the smallest power of two >= v, at most 8; medium rows
-    //       (v < 256) -> gemv_rows_kernel<32, 1>, a warp per row; long rows -> gemv_block_kernel,
-    //       M blocks. WB_CHECK_LAUNCH() after each launch.
+    //       gemv_rows_kernel<G, 4> with G = the smallest power of two >= v, at most 16; medium rows
+    //       (v < 1024, K < 4096) -> gemv_rows_kernel<32, 1>, a warp per row; long rows ->
+    //       gemv_block_kernel, M blocks. WB_CHECK_LAUNCH() after each launch.
     (void)A, (void)x, (void)y, (void)M, (void)K, (void)stream;
 }
 

@@ -1,14 +1,17 @@
-// Chapter 5, stage 6: 64 x 64 tiles, float2 global loads and stores.          (reference solution)
+// Chapter 5, stage 6: 64 x 64 tiles, float2 global loads and stores, tiles walked down the columns.          (reference solution)
 //
 // Why it is faster than stage 5: a warp now reads and writes 64 floats (256 contiguous bytes, two
 // full lines) of a row per instruction with 8-byte accesses, so the DRAM sees runs twice as long
-// on both sides and the kernel issues half the global memory instructions per byte. Each thread
-// moves 16 elements. Inside the tile the pairs are split into single floats (a padded [64][65]
-// tile: element (k, j) is in bank (k + j) % 32), since a column of the tile is not contiguous.
-// float2 accesses need 8-byte aligned addresses: a row of `in` starts at in + r * cols, aligned
-// only when cols is even (rows for `out`), so such matrices, and partial tiles at the edges,
-// take a scalar path through the same tile. (16-byte float4 accesses with 16 threads per row were
-// measured slower on the GPU of the chapter's table; see the README.)
+// on both sides and the kernel issues half the global memory instructions per byte; each thread
+// moves 16 elements. And the grid walks the tiles down the columns of the input (blockIdx.x runs
+// along the rows): blocks that run at the same time then write neighbouring pieces of the SAME
+// output rows, so the writes reach memory as long runs, and the scattering moves to the reads,
+// which tolerate it better (the lesson of stage 2 again).
+// Inside the tile the pairs are split into single floats (a padded [64][65] tile: element (k, j)
+// is in bank (k + j) % 32), since a column of the tile is not contiguous. float2 accesses need
+// 8-byte aligned addresses: a row of `in` starts at in + r * cols, aligned only when cols is even
+// (rows for `out`), so such matrices, and partial tiles at the edges, take a scalar path through
+// the same tile. (float4 accesses with 16 threads per tile row measured slower; see the README.)
 #include "05_transpose/stages.cuh"
 #include "common/primitives.cuh"
 
@@ -20,15 +23,17 @@ constexpr int kTile = 64;
 constexpr int kThreadsX = kTile / 2;   // 32 threads x one float2 = one 64-float row of the tile
 constexpr int kThreadsY = 8;
 constexpr int kThreads = kThreadsX * kThreadsY;
+constexpr int kMinBlocks = 8;   // ask the compiler for <= 32 registers, so 8 blocks (2048 threads) fit per SM
 
-__global__ void __launch_bounds__(kThreads) transpose_vectorized_kernel(const float* __restrict__ in,
+__global__ void __launch_bounds__(kThreads, kMinBlocks) transpose_vectorized_kernel(const float* __restrict__ in,
                                                                          float* __restrict__ out, std::int64_t rows,
                                                                          std::int64_t cols)
 {
     __shared__ float tile[kTile][kTile + 1];
 
-    const std::int64_t row0 = static_cast<std::int64_t>(blockIdx.y) * kTile;
-    const std::int64_t col0 = static_cast<std::int64_t>(blockIdx.x) * kTile;
+    // blockIdx.x runs down the rows: consecutive blocks take the tiles below each other.
+    const std::int64_t row0 = static_cast<std::int64_t>(blockIdx.x) * kTile;
+    const std::int64_t col0 = static_cast<std::int64_t>(blockIdx.y) * kTile;
     const int tx = threadIdx.x;
     const int ty = threadIdx.y;
     const int t = ty * kThreadsX + tx;
@@ -73,8 +78,8 @@ __global__ void __launch_bounds__(kThreads) transpose_vectorized_kernel(const fl
 void transpose_6_vectorized(const float* in, float* out, std::int64_t rows, std::int64_t cols, cudaStream_t stream)
 {
     const dim3 block(kThreadsX, kThreadsY);
-    const dim3 grid(static_cast<unsigned>(wb::ceil_div<std::int64_t>(cols, kTile)),
-                    static_cast<unsigned>(wb::ceil_div<std::int64_t>(rows, kTile)));
+    const dim3 grid(static_cast<unsigned>(wb::ceil_div<std::int64_t>(rows, kTile)),    // x: down the rows
+                    static_cast<unsigned>(wb::ceil_div<std::int64_t>(cols, kTile)));   // y: across the columns
     transpose_vectorized_kernel<<<grid, block, 0, stream>>>(in, out, rows, cols);
     WB_CHECK_LAUNCH();
 }

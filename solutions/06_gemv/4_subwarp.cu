@@ -15,7 +15,8 @@ constexpr int kThreads = 256;
 
 __device__ __forceinline__ float dot4(float4 a, float4 b) { return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w; }
 
-template <int G>
+/// Group width G (a power of two <= 32); kFloat4: K % 4 == 0, 16-byte loads, else scalar loads.
+template <int G, bool kFloat4>
 __global__ void gemv_subwarp_kernel(const float* __restrict__ A, const float* __restrict__ x, float* __restrict__ y,
                                     std::int64_t M, std::int64_t K)
 {
@@ -24,12 +25,12 @@ __global__ void gemv_subwarp_kernel(const float* __restrict__ A, const float* __
     float sum = 0.0f;
     // No early return: every lane of the warp must reach the shuffles of warp_reduce_sum.
     if (row < M) {
-        const float* a = A + row * K;
-        if (K % 4 == 0) {
-            const auto* a4 = reinterpret_cast<const float4*>(a);
+        if constexpr (kFloat4) {
+            const auto* a4 = reinterpret_cast<const float4*>(A + row * K);
             const auto* x4 = reinterpret_cast<const float4*>(x);
             for (std::int64_t k = lane; k < K / 4; k += G) sum += dot4(a4[k], __ldg(&x4[k]));
         } else {
+            const float* a = A + row * K;
             for (std::int64_t k = lane; k < K; k += G) sum += a[k] * __ldg(&x[k]);
         }
     }
@@ -41,7 +42,11 @@ template <int G>
 void launch(const float* A, const float* x, float* y, std::int64_t M, std::int64_t K, cudaStream_t stream)
 {
     const auto blocks = static_cast<unsigned>(wb::ceil_div<std::int64_t>(M * G, kThreads));
-    gemv_subwarp_kernel<G><<<blocks, kThreads, 0, stream>>>(A, x, y, M, K);
+    if (K % 4 == 0) {
+        gemv_subwarp_kernel<G, true><<<blocks, kThreads, 0, stream>>>(A, x, y, M, K);
+    } else {
+        gemv_subwarp_kernel<G, false><<<blocks, kThreads, 0, stream>>>(A, x, y, M, K);
+    }
     WB_CHECK_LAUNCH();
 }
 

@@ -1,11 +1,12 @@
 // Chapter 6, stage 6: y = A x, the kernel chosen by K.          (reference solution)
 //
 // Why it is faster: each row length gets the mapping that keeps the most bytes in flight with the
-// fewest idle lanes. Short rows (K <= 128): groups of G <= 8 lanes per row, and every group works
+// fewest idle lanes. Short rows (K <= 128): groups of G <= 16 lanes per row, and every group works
 // on R = 4 rows at once, so a lane issues 4 independent 16-byte loads before its first reduction
 // and a warp reads 4 x 512 contiguous bytes per step; A goes through the streaming cache hint
 // (__ldcs: each byte is read once, so it should not push x out of the caches). Medium rows: a warp
-// per row. Long rows (K >= 1024): a block per row, as in stage 5.
+// per row. Long rows (K >= 4096): a block per row, as in stage 5. Each kernel has one path only
+// (float4 or scalar): mixing both in one kernel made the compiler schedule the hot loop worse.
 #include "06_gemv/stages.cuh"
 #include "common/primitives.cuh"
 
@@ -111,12 +112,16 @@ void gemv_6_dispatch(const float* A, const float* x, float* y, std::int64_t M, s
         return launch_scalar<32>(A, x, y, M, K, stream);
     }
     const std::int64_t vectors = K / 4;
+    // Short rows: G = the smallest power of two >= K / 4, at most 16; 4 rows per group.
     if (vectors <= 1) return launch_rows<1, 4>(A, x, y, M, K, stream);
     if (vectors <= 2) return launch_rows<2, 4>(A, x, y, M, K, stream);
     if (vectors <= 4) return launch_rows<4, 4>(A, x, y, M, K, stream);
-    if (vectors <= 32) return launch_rows<8, 4>(A, x, y, M, K, stream);     // K = 20 .. 128
-    if (vectors < 256) return launch_rows<32, 1>(A, x, y, M, K, stream);    // K = 132 .. 1020
-    gemv_block_kernel<<<static_cast<unsigned>(M), kThreads, 0, stream>>>(A, x, y, K);   // K >= 1024
+    if (vectors <= 8) return launch_rows<8, 4>(A, x, y, M, K, stream);
+    if (vectors <= 32) return launch_rows<16, 4>(A, x, y, M, K, stream);   // K = 36 .. 128
+    // Medium rows (K = 132 .. 4092): a warp per row. A block per row starts paying from K = 4096:
+    // below that a block has too little to do for its barriers and its start-up (measured).
+    if (vectors < 1024) return launch_rows<32, 1>(A, x, y, M, K, stream);
+    gemv_block_kernel<<<static_cast<unsigned>(M), kThreads, 0, stream>>>(A, x, y, K);   // K >= 4096
     WB_CHECK_LAUNCH();
 }
 
