@@ -8,7 +8,7 @@
 # An entry's file name starts with its stage number (2_no_tail.cu is a stage 2 entry), and its header has
 #   // expect: <status> "<phrase>"
 # status: wrong, not-implemented, too-slow, crashed or hung (what WORKBOOK-RESULT must say); phrase: words
-# the grader's message must contain (letters, digits, spaces and - , ' : ( ) only).
+# the grader's message must contain (letters, digits, spaces and - , ' : ( ) . = % / only).
 #
 # For each entry this creates chNN_catalog_<name> in bin/catalog/: the chapter's grader compiled as for
 # the exercises, whose learner stages are the entry for its stage and the reference solutions (compiled
@@ -71,12 +71,12 @@ function(workbook_add_catalog chapter_dir)
     if(NOT expect_count EQUAL 1)
       message(FATAL_ERROR "${shown}: needs exactly one line `// expect: <status> \"<phrase>\"`.")
     endif()
-    if(NOT expect_lines MATCHES "^// expect: (wrong|not-implemented|too-slow|crashed|hung) \"([-A-Za-z0-9 ,':()]+)\" *$")
+    if(NOT expect_lines MATCHES "^// expect: (wrong|not-implemented|too-slow|crashed|hung) \"([-A-Za-z0-9 ,':().=%/]+)\" *$")
       message(FATAL_ERROR "${shown}: `${expect_lines}` is not `// expect: <status> \"<phrase>\"` (status: wrong, "
-                          "not-implemented, too-slow, crashed or hung; phrase: letters, digits, spaces, - , ' : ( )).")
+                          "not-implemented, too-slow, crashed or hung; phrase: letters, digits, spaces, - , ' : ( ) . = % /).")
     endif()
     set(status "${CMAKE_MATCH_1}")
-    string(REGEX REPLACE "([()])" "\\\\\\1" phrase_regex "${CMAKE_MATCH_2}")
+    string(REGEX REPLACE "([().])" "\\\\\\1" phrase_regex "${CMAKE_MATCH_2}")
 
     set(target ${prefix}_catalog_${name})
     add_executable(${target} "${entry}")
