@@ -3,8 +3,10 @@
 #pragma once
 
 #if WORKBOOK_CATCH2_MAJOR >= 3
+#include <catch2/catch_approx.hpp>
 #include <catch2/catch_session.hpp>
 #include <catch2/catch_test_macros.hpp>
+using Catch::Approx;   // v2 has it in the global namespace; the harness's CPU tests use it
 #else
 #include <catch2/catch.hpp>
 #endif
