@@ -301,8 +301,8 @@ def grade(active: dict, meta: dict, stage: dict, timeout: float) -> bool:
     record, output = core.run_stage(core.grader_path(meta, "drill"), stage["id"], timeout)
     status = record.get("status")
     if status == "skipped":
-        print(f"Your drill compiles. Grading needs an NVIDIA GPU ({record.get('summary', '')}), "
-              "so the clock cannot stop here.")
+        print("Your drill compiles. Grading needs an NVIDIA GPU, so the clock cannot stop here: "
+              f"{record.get('summary', '')}.")
         return False
     if status != "passed":
         print("\n".join(core.failure_details(output).splitlines()[-25:]))
