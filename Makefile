@@ -16,6 +16,7 @@ CH              ?= $(N)
 CHAPTER         := $(if $(CH),$(shell printf '%02d' '$(CH)' 2>/dev/null))
 
 .PHONY: help configure check-chapter test docs bench memcheck-chapter selfcheck clean chapters
+.PHONY: progress hint reset-chapter watch-chapter drill drill-grade drill-stop plot-chapter
 
 help:
 	@echo "CUDA Kernel Workbook"
@@ -29,6 +30,15 @@ help:
 	@echo "  make bench               time every reference stage and library baseline: build/bench/results.md"
 	@echo "  make docs                build the documentation site: build/docs/html/index.html"
 	@echo "  make clean               delete the build folder (your exercises are never touched)"
+	@echo ""
+	@echo "  While you learn:"
+	@echo "  make progress            chapters x stages: passed, too slow, failing, not started; speed-ups"
+	@echo "  make hint CH=2 STAGE=3   the next hint of a stage, one more each time (no STAGE: your current stage)"
+	@echo "  make watch-chapter N     re-grade the stage you edit on every save (STAGE=k: start with it)"
+	@echo "  make reset-chapter N     restore chapter N's skeletons (STAGE=k: one stage); your files are backed up"
+	@echo "  make drill [CH=n]        timed interview drill: a blank stage with only its contract, in drill/"
+	@echo "  make drill-grade         grade the running drill; make drill-stop gives it up (its file is kept)"
+	@echo "  make plot-chapter N      chapter N's make bench results as a bar chart: build/plots/ (matplotlib)"
 	@echo ""
 	@echo "  Options: CUDA_ARCH=90 builds for that compute capability (default: this machine's GPU)."
 
@@ -82,6 +92,36 @@ docs: configure
 
 clean:
 	rm -rf $(BUILD)
+
+# The learner's tools (tools/wbtools/). State lives in $(BUILD)/progress.json, which git ignores.
+TOOL := WORKBOOK_BUILD="$(abspath $(BUILD))" $(PYTHON) tools/workbook.py
+
+progress:
+	@$(TOOL) progress $(CH)
+
+hint:
+	@$(TOOL) hint $(CH) $(if $(STAGE),--stage $(STAGE)) $(if $(filter 1 yes,$(RESET)),--reset) $(if $(filter 1 yes,$(ALL)),--all)
+
+reset-chapter:
+	$(call need_chapter,reset-chapter)
+	@$(TOOL) reset $(CH) $(if $(STAGE),--stage $(STAGE))
+
+watch-chapter: configure
+	$(call need_chapter,watch-chapter)
+	@$(TOOL) watch $(CH) $(if $(STAGE),--stage $(STAGE))
+
+drill: configure
+	@$(TOOL) drill $(CH) $(if $(STAGE),--stage $(STAGE))
+
+drill-grade:
+	@$(TOOL) drill --grade
+
+drill-stop:
+	@$(TOOL) drill --stop
+
+plot-chapter:
+	$(call need_chapter,plot-chapter)
+	@$(TOOL) plot $(CH)
 
 # Chapter numbers given as goals (make check-chapter 2) are arguments: do nothing for them.
 $(CHAPTER_NUMBERS):
