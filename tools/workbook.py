@@ -38,7 +38,8 @@ from wbtools.core import (BENCH_RE, BUILD, RESULT_RE, ROOT, STATUS_TEXT, UserErr
 def print_table(meta: dict, results: dict[int, dict]) -> None:
     metric_is_flops = meta.get("metric") == "TFLOP/s"
     rate = "TFLOP/s" if metric_is_flops else "GB/s"
-    header = f"{'stage':<5} {'':<46} {'result':<22} {'speed-up':>9} {'needed':>7} {rate:>8} {'% copy':>7}"
+    pct_key, pct_header = ("pct_cublas", "% cuBLAS") if metric_is_flops else ("pct_copy", "% copy")
+    header = f"{'stage':<5} {'':<46} {'result':<22} {'speed-up':>9} {'needed':>7} {rate:>8} {pct_header:>8}"
     print(header)
     print("-" * len(header))
     for stage in meta["stages"]:
@@ -50,9 +51,9 @@ def print_table(meta: dict, results: dict[int, dict]) -> None:
         needed = format_number(r.get("required"), "x{:.2f}")
         value = r.get("tflops") if metric_is_flops else r.get("gbps")
         rate_text = format_number(value, "{:.1f}" if metric_is_flops else "{:.0f}")
-        pct = format_number(r.get("pct_copy"), "{:.0f}%")
+        pct = format_number(r.get(pct_key), "{:.0f}%")
         title = stage["title"][:46]
-        print(f"{stage['id']:<5} {title:<46} {status:<22} {speed:>9} {needed:>7} {rate_text:>8} {pct:>7}")
+        print(f"{stage['id']:<5} {title:<46} {status:<22} {speed:>9} {needed:>7} {rate_text:>8} {pct:>8}")
 
 
 def save_results(meta: dict, results: dict[int, dict]) -> None:

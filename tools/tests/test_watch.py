@@ -66,6 +66,22 @@ class Watchers(WorkbookTest):
         self.assertIn("inotify-tools", note)
 
 
+class StatusLine(unittest.TestCase):
+    def test_tflops_chapter(self):
+        line = watch.status_line({"id": 4, "title": "tiled"},
+                                 {"status": "passed", "speedup": 2.5, "required": 2.0, "tflops": 41.27,
+                                  "pct_cublas": 82.6}, "TFLOP/s")
+        self.assertIn("stage 4: passed", line)
+        self.assertIn("x2.50 over the previous stage (needed x2.00)", line)
+        self.assertIn("41.3 TFLOP/s = 83% of cuBLAS", line)
+
+    def test_first_stage_has_no_speed_up(self):
+        line = watch.status_line({"id": 1, "title": "naive"}, {"status": "passed", "gbps": 3461.0, "pct_copy": 81.8},
+                                 "GB/s")
+        self.assertNotIn("over the previous stage", line)
+        self.assertIn("3461 GB/s = 82% of copy bandwidth", line)
+
+
 class WatchChapter(WorkbookTest):
     copy_root = True
 

@@ -131,7 +131,8 @@ def status_line(stage: dict, record: dict, metric: str) -> str:
         needed = core.format_number(record.get("required"), "x{:.2f}")
         parts.append(f"x{record['speedup']:.2f} over the previous stage (needed {needed})")
     if metric == "TFLOP/s" and isinstance(record.get("tflops"), (int, float)):
-        parts.append(f"{record['tflops']:.1f} TFLOP/s")
+        pct = core.format_number(record.get("pct_cublas"), " = {:.0f}% of cuBLAS")
+        parts.append(f"{record['tflops']:.1f} TFLOP/s{pct if pct != '-' else ''}")
     elif isinstance(record.get("gbps"), (int, float)):
         pct = core.format_number(record.get("pct_copy"), " = {:.0f}% of copy bandwidth")
         parts.append(f"{record['gbps']:.0f} GB/s{pct if pct != '-' else ''}")
