@@ -66,8 +66,8 @@ def details(meta: dict, state: dict) -> list[str]:
     rate_header, rate_key, pct_header, pct_key = limit_column(meta)
     rate_pattern = "{:.1f}" if rate_key == "tflops" else "{:.0f}"
     title_width = 44
-    header = (f" {'stage':<{title_width + 4}} {'state':<22} {'speed-up':>8} {'needed':>7} {rate_header:>8} "
-              f"{pct_header:>8} {'drill best':>10}  graded")
+    header = (f" {'stage':<{title_width + 4}} {'state':<24} {'speed-up':>8} {'needed':>7} {rate_header:>8} "
+              f"{pct_header:>8}  {'drill best':>10}  graded")
     lines = [ui.paint(f"Chapter {meta['chapter']}: {meta['title']}", "bold"), ui.paint(header, "dim")]
     stale = False
     for stage in meta["stages"]:
@@ -81,17 +81,17 @@ def details(meta: dict, state: dict) -> list[str]:
         if edited_since(meta, stage, record):
             text += " *"
             stale = True
-        text = (ui.symbol(category) + " " + ui.paint(text[:20], ui.color_of(category)))
+        text = (ui.symbol(category) + " " + ui.paint(text[:22], ui.color_of(category)))
         record = record or {}
         drill = st.drill_history(state, meta["chapter"], stage["id"])
         drill_text = ui.duration(drill["best"]) if isinstance(drill.get("best"), (int, float)) else "-"
         title = stage["title"] if len(stage["title"]) <= title_width else stage["title"][:title_width - 3] + "..."
         lines.append(
-            f" {stage['id']:>2}  {title:<{title_width}} {ui.pad(text, 22)} "
+            f" {stage['id']:>2}  {title:<{title_width}} {ui.pad(text, 24)} "
             f"{core.format_number(record.get('speedup'), 'x{:.2f}'):>8} "
             f"{core.format_number(record.get('required'), 'x{:.2f}'):>7} "
             f"{core.format_number(record.get(rate_key), rate_pattern):>8} "
-            f"{core.format_number(record.get(pct_key), '{:.0f}%'):>8} "
+            f"{core.format_number(record.get(pct_key), '{:.0f}%'):>8}  "
             f"{drill_text:>10}  {ui.when(record.get('time'))}")
     if stale:
         lines.append(ui.paint(f" * edited since it was graded: `make check-chapter {meta['chapter']}` grades it again.",
