@@ -72,6 +72,8 @@ def load_rows(results: Path, meta: dict) -> tuple[dict, list[dict]]:
 
 
 def is_library(row: dict) -> bool:
+    if row.get("library"):   # e.g. "pytorch": the rows tools/torch_baseline.py adds to make bench
+        return True
     text = f"{row.get('variant', '')} {row.get('op', '')}".lower()
     return any(name in text for name in ("cublas", "cub ", "cub:", "cub)", "pytorch", "torch", "memcpy", "thrust"))
 
