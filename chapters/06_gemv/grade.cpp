@@ -161,7 +161,7 @@ TEST_CASE("stage 5: one block per row", "[stage5]")
     });
 }
 
-TEST_CASE("stage 6: dispatch by shape", "[stage6]")
+TEST_CASE("stage 6: dispatch by K", "[stage6]")
 {
     wb::grade_stage(6, [](wb::Stage& stage) {
         check_gemv(stage, candidate::gemv_6_dispatch);
@@ -199,7 +199,7 @@ TEST_CASE("bench: chapter 6", "[.bench]")
                                reference::gemv_3_float4,         reference::gemv_4_subwarp,
                                reference::gemv_5_block_per_row,  reference::gemv_6_dispatch};
     const char* names[] = {"stage 1: thread per row",  "stage 2: warp per row", "stage 3: float4",
-                           "stage 4: lane groups",     "stage 5: block per row", "stage 6: dispatch by shape"};
+                           "stage 4: lane groups",     "stage 5: block per row", "stage 6: dispatch by K"};
     for (const Shape& shape : kBenchShapes) {
         const std::string label = "[" + std::to_string(shape.M) + ", " + std::to_string(shape.K) + "]";
         auto time = [&](Launcher f) {
