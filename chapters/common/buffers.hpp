@@ -22,11 +22,20 @@ namespace wb {
 /// element the kernel never wrote both fails the comparison and can be told apart from a computed NaN.
 inline constexpr unsigned char kPoisonByte = 0xFF;
 
-/// Every DeviceBuffer has this many bytes of poison after its last element: a kernel that writes past
+/// Every DeviceBuffer has this many bytes of guard after its last element: a kernel that writes past
 /// the end (a missing bounds test in the last block, a vector store past the tail) lands there instead
 /// of in someone else's memory, and download() reports it. 64 KiB covers a whole 1024-thread block of
 /// 16-byte stores past the end.
 inline constexpr std::size_t kGuardBytes = std::size_t(64) << 10;
+
+/// The byte a new buffer's guard is filled with: different for consecutive buffers (and never the
+/// poison), so that a kernel copying past the end of its input into past the end of its output still
+/// changes the output's guard.
+inline unsigned char next_guard_byte()
+{
+    static unsigned counter = 0;
+    return static_cast<unsigned char>(0xA0 + (counter++ % 64));
+}
 
 /// Thrown by DeviceBuffer::download() when the guard after the buffer was written.
 class OutOfBoundsWrite : public std::runtime_error {
@@ -34,14 +43,14 @@ public:
     using std::runtime_error::runtime_error;
 };
 
-/// What a guard that is no longer all poison says: nothing when it is intact, else the message of
+/// What a guard that no longer holds only @p fill says: nothing when it is intact, else the message of
 /// OutOfBoundsWrite. @p count elements of @p element_size bytes precede the guard. Pure logic.
-inline std::optional<std::string> describe_guard(const std::vector<unsigned char>& guard, std::size_t count,
-                                                 std::size_t element_size)
+inline std::optional<std::string> describe_guard(const std::vector<unsigned char>& guard, unsigned char fill,
+                                                 std::size_t count, std::size_t element_size)
 {
     std::size_t first = guard.size(), last = 0, changed = 0;
     for (std::size_t i = 0; i < guard.size(); ++i) {
-        if (guard[i] == kPoisonByte) continue;
+        if (guard[i] == fill) continue;
         if (first == guard.size()) first = i;
         last = i;
         ++changed;
@@ -77,7 +86,7 @@ public:
     {
         if (count_ > 0) {
             WB_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&ptr_), bytes() + kGuardBytes));
-            WB_CUDA_CHECK(cudaMemset(guard(), kPoisonByte, kGuardBytes));
+            WB_CUDA_CHECK(cudaMemset(guard(), guard_byte_, kGuardBytes));
         }
     }
     explicit DeviceBuffer(const std::vector<T>& host) : DeviceBuffer(host.size()) { upload(host); }
@@ -112,14 +121,20 @@ public:
             WB_CUDA_CHECK(cudaMemcpy(host.data(), ptr_, bytes(), cudaMemcpyDeviceToHost));
             std::vector<unsigned char> guard_bytes(kGuardBytes);
             WB_CUDA_CHECK(cudaMemcpy(guard_bytes.data(), guard(), kGuardBytes, cudaMemcpyDeviceToHost));
-            if (auto problem = describe_guard(guard_bytes, count_, sizeof(T))) throw OutOfBoundsWrite(*problem);
+            if (auto problem = describe_guard(guard_bytes, guard_byte_, count_, sizeof(T))) {
+                throw OutOfBoundsWrite(*problem);
+            }
         }
         return host;
     }
-    /// Fills the buffer and its guard with kPoisonByte (synchronously, so no launch can race with it).
+    /// Fills the buffer with kPoisonByte and restores its guard (synchronously, so no launch can race
+    /// with it).
     void poison()
     {
-        if (count_ > 0) WB_CUDA_CHECK(cudaMemset(ptr_, kPoisonByte, bytes() + kGuardBytes));
+        if (count_ > 0) {
+            WB_CUDA_CHECK(cudaMemset(ptr_, kPoisonByte, bytes()));
+            WB_CUDA_CHECK(cudaMemset(guard(), guard_byte_, kGuardBytes));
+        }
         WB_CUDA_CHECK(cudaDeviceSynchronize());
     }
 
@@ -129,9 +144,11 @@ private:
     {
         std::swap(ptr_, other.ptr_);
         std::swap(count_, other.count_);
+        std::swap(guard_byte_, other.guard_byte_);
     }
     T* ptr_ = nullptr;
     std::size_t count_ = 0;
+    unsigned char guard_byte_ = next_guard_byte();
 };
 
 /// Owns a CUDA stream. The graders give every launcher such a stream: non-blocking, so work the

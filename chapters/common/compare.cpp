@@ -124,7 +124,7 @@ std::string likely_cause(const std::vector<double>& expected, const std::vector<
     }
 
     // Every wrong value close to the right one: lost precision rather than a logic error.
-    if (report.bad > 1 && report.untouched == 0 && (tolerance.abs > 0.0 || tolerance.rel > 0.0)) {
+    if (n > 1 && report.untouched == 0 && (tolerance.abs > 0.0 || tolerance.rel > 0.0)) {   // not for one sum
         double worst = 0.0;   // largest error as a multiple of the error allowed at that element
         for (std::int64_t i = 0; i < n; ++i) {
             if (!bad[i]) continue;

@@ -140,3 +140,11 @@ TEST_CASE("a single wrong value is not called a scale factor", "[compare]")
     const auto report = run({100.0}, {99.0});
     CHECK_FALSE(contains(report.message, "times the right one"));
 }
+
+TEST_CASE("one small error among several outputs is lost precision; a single output is not judged", "[compare]")
+{
+    const auto several = run({1, 1, 1, 1, 1}, {1, 1, 1.0f + 4 * 0x1.0p-23f, 1, 1}, wb::Tolerance::ulps(1));
+    CHECK(contains(several.message, "lost precision"));
+    const auto single = run({1.0}, {1.0f + 4 * 0x1.0p-23f}, wb::Tolerance::ulps(1));
+    CHECK_FALSE(contains(single.message, "lost precision"));
+}

@@ -136,11 +136,14 @@ TEST_CASE("after timing, nothing written is a wrong result that points at cached
 
 TEST_CASE("an intact guard says nothing; a written one says where", "[verdicts]")
 {
-    std::vector<unsigned char> guard(wb::kGuardBytes, wb::kPoisonByte);
-    CHECK_FALSE(wb::describe_guard(guard, 10, 4));
-    guard[0] = 0;   // element 10 of a float array of 10: one past the end
-    guard[7] = 1;   // element 11
-    const auto text = wb::describe_guard(guard, 10, 4);
+    const unsigned char fill = wb::next_guard_byte();
+    CHECK(fill != wb::kPoisonByte);
+    CHECK(wb::next_guard_byte() != fill);   // consecutive buffers: different guards
+    std::vector<unsigned char> guard(wb::kGuardBytes, fill);
+    CHECK_FALSE(wb::describe_guard(guard, fill, 10, 4));
+    guard[0] = wb::kPoisonByte;   // element 10 of a float array of 10, one past the end: poison copied there
+    guard[7] = 1;                 // element 11
+    const auto text = wb::describe_guard(guard, fill, 10, 4);
     REQUIRE(text);
     CHECK(contains(*text, "past the end of an array of 10 elements"));
     CHECK(contains(*text, "elements 10 to 11"));
