@@ -8,7 +8,10 @@
 # An entry's file name starts with its stage number (2_no_tail.cu is a stage 2 entry), and its header has
 #   // expect: <status> "<phrase>"
 # status: wrong, not-implemented, too-slow, crashed or hung (what WORKBOOK-RESULT must say); phrase: words
-# the grader's message must contain (letters, digits, spaces and - , ' : ( ) . = % / only).
+# the grader's message must contain (letters, digits, spaces and - , ' : ( ) . = % / only). A bug that no
+# output can show (a race that the hardware happens not to lose) has status `race`: its test runs the
+# grader's correctness checks under compute-sanitizer's racecheck, which must report a hazard, and
+# tools/selfcheck.py runs the reference of the same stage the same way as a control (no hazard).
 #
 # For each entry this creates chNN_catalog_<name> in bin/catalog/: the chapter's grader compiled as for
 # the exercises, whose learner stages are the entry for its stage and the reference solutions (compiled
@@ -71,9 +74,9 @@ function(workbook_add_catalog chapter_dir)
     if(NOT expect_count EQUAL 1)
       message(FATAL_ERROR "${shown}: needs exactly one line `// expect: <status> \"<phrase>\"`.")
     endif()
-    if(NOT expect_lines MATCHES "^// expect: (wrong|not-implemented|too-slow|crashed|hung) \"([-A-Za-z0-9 ,':().=%/]+)\" *$")
+    if(NOT expect_lines MATCHES "^// expect: (wrong|not-implemented|too-slow|crashed|hung|race) \"([-A-Za-z0-9 ,':().=%/]+)\" *$")
       message(FATAL_ERROR "${shown}: `${expect_lines}` is not `// expect: <status> \"<phrase>\"` (status: wrong, "
-                          "not-implemented, too-slow, crashed or hung; phrase: letters, digits, spaces, - , ' : ( ) . = % /).")
+                          "not-implemented, too-slow, crashed, hung or race; phrase: letters, digits, spaces, - , ' : ( ) . = % /).")
     endif()
     set(status "${CMAKE_MATCH_1}")
     string(REGEX REPLACE "([().])" "\\\\\\1" phrase_regex "${CMAKE_MATCH_2}")
@@ -95,10 +98,26 @@ function(workbook_add_catalog chapter_dir)
     set_target_properties(${target} PROPERTIES LINKER_LANGUAGE CUDA
                           RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/bin/catalog")
 
-    add_test(NAME ${prefix}.catalog.${name} COMMAND ${target} "[stage${stage}]")
-    set_tests_properties(${prefix}.catalog.${name} PROPERTIES
-      LABELS "gpu;catalog;${prefix}" TIMEOUT ${WORKBOOK_STAGE_TIMEOUT} RUN_SERIAL TRUE
-      SKIP_REGULAR_EXPRESSION "WORKBOOK-SKIP"
-      PASS_REGULAR_EXPRESSION "WORKBOOK-RESULT .*\"status\": \"${status}\".*\"summary\": .*${phrase_regex}")
+    if(status STREQUAL "race")
+      find_program(WORKBOOK_COMPUTE_SANITIZER compute-sanitizer HINTS "${CUDAToolkit_BIN_DIR}")
+      if(WORKBOOK_COMPUTE_SANITIZER)
+        add_test(NAME ${prefix}.catalog.${name}
+                 COMMAND ${WORKBOOK_COMPUTE_SANITIZER} --tool racecheck --print-limit 3 $<TARGET_FILE:${target}>
+                         "[stage${stage}]")
+      else()
+        add_test(NAME ${prefix}.catalog.${name}
+                 COMMAND ${CMAKE_COMMAND} -E echo "WORKBOOK-SKIP: compute-sanitizer (CUDA Toolkit, bin/) was not found")
+      endif()
+      set_tests_properties(${prefix}.catalog.${name} PROPERTIES
+        LABELS "gpu;catalog;${prefix}" TIMEOUT ${WORKBOOK_STAGE_TIMEOUT} RUN_SERIAL TRUE
+        ENVIRONMENT "WORKBOOK_CORRECTNESS_ONLY=1" SKIP_REGULAR_EXPRESSION "WORKBOOK-SKIP"
+        PASS_REGULAR_EXPRESSION "RACECHECK SUMMARY: [1-9][0-9]* hazard")
+    else()
+      add_test(NAME ${prefix}.catalog.${name} COMMAND ${target} "[stage${stage}]")
+      set_tests_properties(${prefix}.catalog.${name} PROPERTIES
+        LABELS "gpu;catalog;${prefix}" TIMEOUT ${WORKBOOK_STAGE_TIMEOUT} RUN_SERIAL TRUE
+        SKIP_REGULAR_EXPRESSION "WORKBOOK-SKIP"
+        PASS_REGULAR_EXPRESSION "WORKBOOK-RESULT .*\"status\": \"${status}\".*\"summary\": .*${phrase_regex}")
+    endif()
   endforeach()
 endfunction()

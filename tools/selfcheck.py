@@ -25,6 +25,7 @@ import concurrent.futures
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -33,7 +34,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULT_RE = re.compile(r"^WORKBOOK-RESULT (\{.*\})\s*$")
-EXPECT_RE = re.compile(r'^// expect: (wrong|not-implemented|too-slow|crashed|hung) "([^"]+)"\s*$')
+EXPECT_RE = re.compile(r'^// expect: (wrong|not-implemented|too-slow|crashed|hung|race) "([^"]+)"\s*$')
+RACECHECK_RE = re.compile(r"RACECHECK SUMMARY: (\d+) hazard")
 ENTRY_RE = re.compile(r"^(\d+)_[A-Za-z0-9_]+$")
 TIMED_PHRASES = ("implausibly fast",)   # verdicts that come from a timing measurement
 
@@ -48,6 +50,7 @@ class Check:
     status: str           # the expected status
     phrase: str = ""      # words the grader's message must contain
     timed: bool = False   # its verdict depends on timing: run it alone
+    racecheck: bool = False   # run under compute-sanitizer's racecheck, correctness checks only
     got: dict = field(default_factory=dict)
     seconds: float = 0.0
     output: str = ""
@@ -113,7 +116,11 @@ def plan(build: Path, metas: list[dict], suites: set[str]) -> list[Check]:
                 timed = status == "too-slow" or any(p in phrase for p in TIMED_PHRASES)
                 checks.append(Check("catalog", meta["chapter"], sid, name,
                                     [str(bin_dir / "catalog" / f"{prefix}_catalog_{name}"), f"[stage{sid}]"],
-                                    status, phrase, timed=timed))
+                                    status, phrase, timed=timed, racecheck=status == "race"))
+                if status == "race":   # the control: the reference of the same stage shows no hazard
+                    checks.append(Check("catalog", meta["chapter"], sid, f"{name} (control: reference)",
+                                        [str(bin_dir / f"{prefix}_grade_solutions"), f"[stage{sid}]"],
+                                        "no-race", "0 hazards", racecheck=True))
     return checks
 
 
@@ -122,8 +129,16 @@ def run(check: Check, timeout: float) -> Check:
     if not Path(check.command[0]).exists():
         check.got = {"status": "not-built", "summary": f"{Path(check.command[0]).name} is not built"}
         return check
+    command, env = check.command, None
+    if check.racecheck:
+        sanitizer = shutil.which("compute-sanitizer") or "/usr/local/cuda/bin/compute-sanitizer"
+        if not Path(sanitizer).exists():
+            check.got = {"status": "not-built", "summary": "compute-sanitizer (CUDA Toolkit, bin/) was not found"}
+            return check
+        command = [sanitizer, "--tool", "racecheck", "--print-limit", "3"] + check.command
+        env = dict(os.environ, WORKBOOK_CORRECTNESS_ONLY="1")
     try:
-        proc = subprocess.run(check.command, capture_output=True, text=True, timeout=timeout)
+        proc = subprocess.run(command, capture_output=True, text=True, timeout=timeout, env=env)
         check.output = proc.stdout + proc.stderr
         code = proc.returncode
     except subprocess.TimeoutExpired:
@@ -143,6 +158,17 @@ def run(check: Check, timeout: float) -> Check:
     else:
         reason = f"exit code {code}" if code >= 0 else f"signal {-code}"
         check.got = {"status": "crashed", "summary": f"the grader process died ({reason}) before reporting"}
+    if check.racecheck:   # the verdict is racecheck's; the grader's own is kept beside it
+        summary = RACECHECK_RE.search(check.output)
+        lines = [l for l in check.output.splitlines() if "RACECHECK SUMMARY" in l or "Race reported" in l]
+        grader = check.got.get("status")
+        if summary is None:
+            check.got = {"status": "no-verdict", "summary": "racecheck printed no summary (grader: "
+                         f"{grader}): {check.got.get('summary', '')}"}
+        else:
+            check.got = {"status": "race" if int(summary.group(1)) > 0 else "no-race",
+                         "summary": f"{lines[-1].strip('= ').strip()} (grader: {grader})",
+                         "details": "\n".join(lines[:3])}
     return check
 
 
@@ -188,47 +214,82 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--output", help="also write the table to this file")
     parser.add_argument("--json", help="also write every outcome to this file")
     parser.add_argument("--verbose", "-v", action="store_true", help="print the whole output of every surprise")
+    parser.add_argument("--repeat", type=int, default=1, help="run everything this many times; report any check "
+                        "whose outcome differs between repetitions")
+    parser.add_argument("--deadline", type=float, default=0, help="with --repeat: start no repetition that would "
+                        "end more than this many seconds after the first began")
     args = parser.parse_args(argv)
 
     build = Path(args.build)
-    checks = plan(build, chapter_metas(args.chapters), set(args.suites.split(",")))
-    reason = gpu_unavailable(checks, args.timeout)
+    metas = chapter_metas(args.chapters)
+    suites = set(args.suites.split(","))
+    reason = gpu_unavailable(plan(build, metas, suites), args.timeout)
     if reason:
         print(f"make selfcheck: skipped, because {reason}. Only the build and the harness's CPU tests ran.")
         return 0
 
-    started = time.monotonic()
-    untimed = [c for c in checks if not c.timed]
-    timed = [c for c in checks if c.timed]
-    print(f"selfcheck: {len(untimed)} untimed runs ({args.jobs} at a time), then {len(timed)} timed runs alone ...",
-          flush=True)
     def run_one(c: Check) -> None:
         run(c, args.timeout)
         if args.verbose:   # progress, so that a log cut short still shows what finished
             print(f"  {'ok' if c.ok else 'SURPRISE'}: {c.suite} ch{c.chapter:02d} stage {c.stage} {c.case}: "
                   f"{c.got.get('status')} ({c.seconds:.1f} s)", flush=True)
 
-    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        list(pool.map(run_one, untimed))
-    for c in timed:
-        run_one(c)
+    started = time.monotonic()
+    repetitions: list[list[Check]] = []
+    texts: list[str] = []
+    while len(repetitions) < args.repeat:
+        if repetitions and args.deadline:   # would one more repetition end past the deadline?
+            elapsed = time.monotonic() - started
+            if elapsed + elapsed / len(repetitions) > args.deadline:
+                break
+        rep_started = time.monotonic()
+        checks = plan(build, metas, suites)
+        untimed = [c for c in checks if not c.timed]
+        timed = [c for c in checks if c.timed]
+        print(f"selfcheck{f' {len(repetitions) + 1}/{args.repeat}' if args.repeat > 1 else ''}: {len(untimed)} "
+              f"untimed runs ({args.jobs} at a time), then {len(timed)} timed runs alone ...", flush=True)
+        with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+            list(pool.map(run_one, untimed))
+        for c in timed:
+            run_one(c)
+        gpu = next((c.output for c in checks if "GPU: " in c.output), "")
+        gpu = re.search(r"^GPU: (.*)$", gpu, re.M).group(1) if gpu else ""
+        texts.append(table(checks, gpu) + f"\n(this run: {time.monotonic() - rep_started:.0f} s)")
+        repetitions.append(checks)
+        if args.verbose:
+            for c in checks:
+                if not c.ok:
+                    print(f"\n==== {c.suite} ch{c.chapter:02d} stage {c.stage} {c.case}: {' '.join(c.command)}\n"
+                          f"{c.output}")
 
-    gpu = next((c.output for c in checks if "GPU: " in c.output), "")
-    gpu = re.search(r"^GPU: (.*)$", gpu, re.M).group(1) if gpu else ""
-    text = table(checks, gpu) + f"\n(total {time.monotonic() - started:.0f} s)"
+    text = texts[-1]
+    if len(repetitions) > 1:
+        text += "\n\n" + flakiness(repetitions)
     print(text)
-    if args.verbose:
-        for c in checks:
-            if not c.ok:
-                print(f"\n==== {c.suite} ch{c.chapter:02d} stage {c.stage} {c.case}: {' '.join(c.command)}\n{c.output}")
     if args.output:
-        Path(args.output).write_text(text + "\n")
+        Path(args.output).write_text("\n\n".join(texts[:-1] + [text]) + "\n")
     if args.json:
-        Path(args.json).write_text(json.dumps([{"suite": c.suite, "chapter": c.chapter, "stage": c.stage,
-                                                "case": c.case, "expected": c.expected, "ok": c.ok,
-                                                "seconds": round(c.seconds, 2), "got": c.got} for c in checks],
-                                               indent=1))
-    return 0 if all(c.ok for c in checks) else 1
+        Path(args.json).write_text(json.dumps([[{"suite": c.suite, "chapter": c.chapter, "stage": c.stage,
+                                                 "case": c.case, "expected": c.expected, "ok": c.ok,
+                                                 "seconds": round(c.seconds, 2), "got": c.got} for c in checks]
+                                               for checks in repetitions], indent=1))
+    return 0 if all(c.ok for checks in repetitions for c in checks) else 1
+
+
+def flakiness(repetitions: list[list[Check]]) -> str:
+    """Which checks did not end the same way in every repetition (status, and whether it was expected)."""
+    outcomes: dict[tuple, list[str]] = {}
+    for checks in repetitions:
+        for c in checks:
+            key = (c.suite, c.chapter, c.stage, c.case)
+            outcomes.setdefault(key, []).append(f"{c.got.get('status')}{'' if c.ok else ' (SURPRISE)'}")
+    differing = {k: v for k, v in outcomes.items() if len(set(v)) > 1}
+    surprises = sum(not c.ok for checks in repetitions for c in checks)
+    lines = [f"{len(repetitions)} repetitions of {len(repetitions[0])} checks: {surprises} surprises in all, "
+             f"{len(differing)} checks whose outcome differed between repetitions."]
+    for (suite, chapter, stage, case), seen in sorted(differing.items()):
+        lines.append(f"  FLAKY {suite} ch{chapter:02d} stage {stage} {case}: {', '.join(seen)}")
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":
