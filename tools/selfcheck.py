@@ -213,7 +213,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--timeout", type=float, default=float(os.environ.get("WORKBOOK_STAGE_TIMEOUT", 300)))
     parser.add_argument("--output", help="also write the table to this file")
     parser.add_argument("--json", help="also write every outcome to this file")
-    parser.add_argument("--verbose", "-v", action="store_true", help="print the whole output of every surprise")
+    parser.add_argument("--verbose", "-v", action="store_true", default=os.environ.get("SELFCHECK_VERBOSE") == "1",
+                        help="print progress and the whole output of every surprise (also SELFCHECK_VERBOSE=1)")
     parser.add_argument("--repeat", type=int, default=1, help="run everything this many times; report any check "
                         "whose outcome differs between repetitions")
     parser.add_argument("--deadline", type=float, default=0, help="with --repeat: start no repetition that would "
@@ -256,6 +257,7 @@ def main(argv: list[str]) -> int:
         gpu = re.search(r"^GPU: (.*)$", gpu, re.M).group(1) if gpu else ""
         texts.append(table(checks, gpu) + f"\n(this run: {time.monotonic() - rep_started:.0f} s)")
         repetitions.append(checks)
+        save(args, texts, repetitions)   # after every repetition, so that a run cut short keeps what it did
         if args.verbose:
             for c in checks:
                 if not c.ok:
@@ -266,14 +268,19 @@ def main(argv: list[str]) -> int:
     if len(repetitions) > 1:
         text += "\n\n" + flakiness(repetitions)
     print(text)
+    return 0 if all(c.ok for checks in repetitions for c in checks) else 1
+
+
+def save(args, texts: list[str], repetitions: list[list[Check]]) -> None:
+    """Writes --output (every repetition's table, then the flakiness report) and --json."""
     if args.output:
-        Path(args.output).write_text("\n\n".join(texts[:-1] + [text]) + "\n")
+        extra = ["\n" + flakiness(repetitions)] if len(repetitions) > 1 else []
+        Path(args.output).write_text("\n\n".join(texts + extra) + "\n")
     if args.json:
         Path(args.json).write_text(json.dumps([[{"suite": c.suite, "chapter": c.chapter, "stage": c.stage,
                                                  "case": c.case, "expected": c.expected, "ok": c.ok,
                                                  "seconds": round(c.seconds, 2), "got": c.got} for c in checks]
                                                for checks in repetitions], indent=1))
-    return 0 if all(c.ok for checks in repetitions for c in checks) else 1
 
 
 def flakiness(repetitions: list[list[Check]]) -> str:
