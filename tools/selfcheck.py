@@ -183,6 +183,9 @@ def gpu_unavailable(checks: list[Check], timeout: float) -> str | None:
     for line in proc.stdout.splitlines():
         if line.startswith("WORKBOOK-SKIP:"):
             return line.split(":", 1)[1].strip().rstrip(".")
+        match = RESULT_RE.match(line)
+        if match and json.loads(match.group(1)).get("emulated"):   # a CPU backend: no speed, no GPU behaviour
+            return "this build runs the kernels on a CPU emulator, and the catalog needs a real GPU"
     return None
 
 
