@@ -1,4 +1,4 @@
-// Chapter 7, stage 8: software pipelining with cp.async, register double buffering.          (your exercise)
+// Chapter 7, stage 8: software pipelining with cp.async, register double buffering, 16 x 8 thread tiles.          (your exercise)
 //
 // Write the kernel and the launch. The contract (sizes, alignment, what is checked) is in
 // chapters/07_sgemm/stages.cuh; the lesson is chapters/07_sgemm/README.md.
@@ -31,6 +31,9 @@ struct TileConfig {
     static constexpr int kLoadsA = BM * BK / kThreads;        // 4-byte copies of A per thread per tile
     static constexpr int kLoadsB4 = BK * BN / 4 / kThreads;   // 16-byte copies of B per thread per tile
     static constexpr int kLoadsB1 = BK * BN / kThreads;       // 4-byte copies of B (unaligned N)
+    // Thread tiles of 64 outputs or fewer fit in 128 registers: ask for two or more blocks per SM
+    // (65536 registers / (threads * 128)); larger tiles need up to 255 registers and get what fits.
+    static constexpr int kMinBlocks = TM * TN <= 64 && kThreads <= 256 ? 65536 / (kThreads * 128) : 1;
     static_assert(kLanesM * kLanesN == 32, "a warp tile is 32 lanes");
     static_assert(TM % 4 == 0 && TN % 4 == 0, "thread tiles are made of 4 x 4 blocks");
     static_assert(BM % WM == 0 && BN % WN == 0, "warp tiles cover the block tile");
@@ -75,7 +78,7 @@ __device__ __forceinline__ void copy_wait()
 /// @tparam kVecB  N % 4 == 0: rows of B and C are 16-byte aligned (16-byte copies, float4 stores)
 /// @tparam kAsync cp.async multi-stage pipeline (sm_80+); otherwise a register-staged double buffer
 template <class Cfg, bool kVecB, bool kAsync>
-__global__ void __launch_bounds__(Cfg::kThreads)
+__global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
     sgemm_pipelined_kernel(int M, int N, int K, float alpha, const float* __restrict__ A,
                            const float* __restrict__ B, float beta, float* __restrict__ C, int group_m)
 {
@@ -104,28 +107,58 @@ __global__ void __launch_bounds__(Cfg::kThreads)
 /// True when this GPU has cp.async (compute capability 8.0 or newer).
 bool device_has_cp_async()
 {
-    // TODO: cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) >= 8, computed once.
+    // TODO: cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) >= 8, computed
+    //       once (a static local).
     return false;
+}
+
+/// The number of SMs of this GPU.
+int device_sm_count()
+{
+    // TODO: cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), computed once.
+    return 1;
 }
 
 template <class Cfg, bool kVecB, bool kAsync>
 void launch_instance(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C,
                      int group_m, cudaStream_t stream)
 {
-    // TODO: smem_bytes = stages * Cfg::kStageFloats * sizeof(float); above 48 KB the kernel must be
-    //       allowed first: cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-    //       smem_bytes) (once). One block per tile of C: ceil(M / BM) * ceil(N / BN) blocks of
-    //       Cfg::kThreads, then WB_CHECK_LAUNCH().
+    // TODO: smem_bytes = stages * Cfg::kStageFloats * sizeof(float) (stages = 2 without kAsync); above
+    //       48 KB a kernel must be allowed first: cudaFuncSetAttribute(kernel,
+    //       cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes), once per instance. One block
+    //       per tile of C: ceil(M / BM) * ceil(N / BN) blocks of Cfg::kThreads, smem_bytes of dynamic
+    //       shared memory, on `stream`; then WB_CHECK_LAUNCH().
     (void)M, (void)N, (void)K, (void)alpha, (void)A, (void)B, (void)beta, (void)C, (void)group_m, (void)stream;
 }
+
+/// One configuration, every variant: aligned or not, cp.async or register staging.
+template <class Cfg>
+void launch_config(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C,
+                   int group_m, bool use_async, cudaStream_t stream)
+{
+    // TODO: launch_instance<Cfg, N % 4 == 0, use_async> for the four combinations.
+    (void)M, (void)N, (void)K, (void)alpha, (void)A, (void)B, (void)beta, (void)C, (void)group_m, (void)use_async,
+        (void)stream;
+}
+
+// The tile shapes, fastest first on large problems (measured: chapters/07_sgemm/README.md).
+// Large: 128 x 256 blocks of 8 warps of 64 x 64, 16 x 8 outputs per thread, one block per SM.
+using LargeTile = TileConfig<128, 256, 16, 64, 64, 16, 8, 3>;
+// Medium: 128 x 128 blocks of 8 warps of 32 x 64, 8 x 8 outputs per thread, two blocks per SM.
+using MediumTile = TileConfig<128, 128, 16, 32, 64, 8, 8, 3>;
+// Small: 64 x 64 blocks of 4 warps of 32 x 32, 4 x 8 outputs per thread, for problems too small to
+// give every SM a large tile.
+using SmallTile = TileConfig<64, 64, 16, 32, 32, 4, 8, 3>;
+constexpr int kGroupM = 8;   // tile rows walked by consecutive blocks (L2 reuse of B)
 
 }  // namespace
 
 void sgemm_8_pipelined(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C,
                        cudaStream_t stream)
 {
-    // TODO: pick a TileConfig (the chapter README's table says which shapes were fastest on which
-    //       GPU), then launch_instance<Cfg, N % 4 == 0, device_has_cp_async()> for the four cases.
+    // TODO: launch_config<LargeTile> when there are at least 3/4 as many 128 x 256 tiles as SMs, else
+    //       <MediumTile> when there are that many 128 x 128 tiles, else <SmallTile>; use_async =
+    //       device_has_cp_async(). (Start with LargeTile alone: the grader times 4096^3.)
     (void)M, (void)N, (void)K, (void)alpha, (void)A, (void)B, (void)beta, (void)C, (void)stream;
 }
 

@@ -1,4 +1,4 @@
-// Chapter 7, stage 8: software pipelining with cp.async, register double buffering, 8 x 16 thread tiles.          (reference solution)
+// Chapter 7, stage 8: software pipelining with cp.async, register double buffering, 16 x 8 thread tiles.          (reference solution)
 //
 // Why it is faster than stage 7: stage 7 loads a tile, waits for it (__syncthreads), computes,
 // waits again: while the loads are in flight the FMA units idle, and every tile pays the latency
@@ -10,9 +10,9 @@
 //   the other buffer after them.
 // - Inside a tile, the fragments of step k + 1 are read from shared memory while the FMAs of step k
 //   run (two sets of fragment registers), so the FMAs never wait for a shared load.
-// - Each thread owns 8 x 16 outputs (128 accumulators) instead of 8 x 8: 128 FMAs per 6 float4
-//   shared loads instead of 64 per 4, which leaves the shared-memory pipe and the instruction issue
-//   slots with room to spare.
+// - Each thread owns 16 x 8 outputs (128 accumulators) instead of 8 x 8, in 128 x 256 block tiles
+//   with K steps of 16: 128 FMAs per 6 float4 shared loads instead of 64 per 4, and half the
+//   barriers per FMA. Problems too small to give every SM such a tile get smaller ones.
 // Edges: rows of A and columns of B past the matrix are clamped to the last valid one (their results
 // are computed but never stored), and the last partial K tile is zero-filled through cp.async's
 // source size, so the main loop carries no bounds tests at all.
@@ -335,6 +335,18 @@ bool device_has_cp_async()
     return has;
 }
 
+/// The number of SMs of this GPU.
+int device_sm_count()
+{
+    static const int count = [] {
+        int device = 0, sms = 0;
+        WB_CUDA_CHECK(cudaGetDevice(&device));
+        WB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+        return sms;
+    }();
+    return count;
+}
+
 template <class Cfg, bool kVecB, bool kAsync>
 void launch_instance(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C,
                      int group_m, cudaStream_t stream)
@@ -367,16 +379,33 @@ void launch_config(int M, int N, int K, float alpha, const float* A, const float
     }
 }
 
-// Block 128 x 128, K step 8, 4 warps of 64 x 64, 8 x 16 outputs per thread, 3 stages.
-using DefaultConfig = TileConfig<128, 128, 8, 64, 64, 8, 16, 3>;
-constexpr int kDefaultGroupM = 8;
+// The tile shapes, fastest first on large problems (measured: chapters/07_sgemm/README.md).
+// Large: 128 x 256 blocks of 8 warps of 64 x 64, 16 x 8 outputs per thread, one block per SM.
+using LargeTile = TileConfig<128, 256, 16, 64, 64, 16, 8, 3>;
+// Medium: 128 x 128 blocks of 8 warps of 32 x 64, 8 x 8 outputs per thread, two blocks per SM.
+using MediumTile = TileConfig<128, 128, 16, 32, 64, 8, 8, 3>;
+// Small: 64 x 64 blocks of 4 warps of 32 x 32, 4 x 8 outputs per thread, for problems too small to
+// give every SM a large tile.
+using SmallTile = TileConfig<64, 64, 16, 32, 32, 4, 8, 3>;
+constexpr int kGroupM = 8;   // tile rows walked by consecutive blocks (L2 reuse of B)
 
 }  // namespace
 
 void sgemm_8_pipelined(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C,
                        cudaStream_t stream)
 {
-    launch_config<DefaultConfig>(M, N, K, alpha, A, B, beta, C, kDefaultGroupM, device_has_cp_async(), stream);
+    // The largest tile shape that still gives (nearly) every SM a block: a 1024^3 product has only
+    // 32 tiles of 128 x 256, which would leave three quarters of an H100's 132 SMs idle.
+    const bool async = device_has_cp_async();
+    const std::int64_t enough = device_sm_count() * 3 / 4;
+    auto tiles = [&](int bm, int bn) { return static_cast<std::int64_t>(wb::ceil_div(M, bm)) * wb::ceil_div(N, bn); };
+    if (tiles(LargeTile::BM, LargeTile::BN) >= enough) {
+        launch_config<LargeTile>(M, N, K, alpha, A, B, beta, C, kGroupM, async, stream);
+    } else if (tiles(MediumTile::BM, MediumTile::BN) >= enough) {
+        launch_config<MediumTile>(M, N, K, alpha, A, B, beta, C, kGroupM, async, stream);
+    } else {
+        launch_config<SmallTile>(M, N, K, alpha, A, B, beta, C, kGroupM, async, stream);
+    }
 }
 
 }  // namespace WORKBOOK_TRACK
