@@ -76,8 +76,8 @@ Input<T> make_input(int64_t rows, int64_t cols, wb::Rng& rng, const Special* spe
     std::vector<float> x(rows * cols);
     for (int64_t r = 0; r < rows; ++r) {
         float* xr = x.data() + r * cols;
-        if (!special) {   // ordinary rows: a random offset and scale per row
-            const float offset = rng.uniform(-3.f, 3.f);
+        if (!special) {   // ordinary rows: a random offset and scale per row (mean^2 < 13 var)
+            const float offset = rng.uniform(-1.f, 1.f);
             const float scale = rng.uniform(0.5f, 2.f);
             for (int64_t c = 0; c < cols; ++c) xr[c] = offset + scale * rng.uniform(-1.f, 1.f);
             continue;
@@ -117,8 +117,24 @@ wb::Tolerance y_tolerance(const ch04::LayerNormReference& ref)
 /// The outputs of one launch, compared with the reference.
 struct Outcome {
     wb::CompareReport y, mean, rstd;
+    bool naive_reliable = true;   ///< would E[x^2] - E[x]^2 be within the tolerance on this input?
     bool ok() const { return y.ok && mean.ok && rstd.ok; }
 };
+
+/// Whether the naive variance E[x^2] - E[x]^2 is held to the tolerance on these rows. Its two sums
+/// err by about (depth + 4) u (mean^2 + var) each, so rstd errs by about (depth + 4) u times
+/// kappa = (mean^2 + var) / (var + eps) relatively. Stage 2 is graded on inputs whose rows all have
+/// kappa <= 16 (the spread not small next to the mean); rows of one value, constant rows and values
+/// near 1e4 with a spread of 1 (kappa up to 1e8) are what stage 2 demonstrates instead.
+bool naive_variance_reliable(const ch04::LayerNormReference& ref)
+{
+    for (std::size_t r = 0; r < ref.mean.size(); ++r) {
+        const double var_eps = 1.0 / (ref.rstd[r] * ref.rstd[r]);   // var + eps
+        const double kappa = (ref.mean[r] * ref.mean[r] + var_eps) / var_eps;
+        if (kappa > 16.0) return false;
+    }
+    return true;
+}
 
 template <typename T>
 Outcome run_once(wb::Stage& stage, Launcher<T> launch, const Input<T>& in, int64_t rows, int64_t cols)
@@ -136,6 +152,7 @@ Outcome run_once(wb::Stage& stage, Launcher<T> launch, const Input<T>& in, int64
     out.y = wb::compare(ref.y, dy.download(), y_tolerance<T>(ref), wb::Layout::matrix(rows, cols));
     out.mean = wb::compare(ref.mean, dmean.download(), {ref.mean_abs, 0.0});
     out.rstd = wb::compare(ref.rstd, drstd.download(), {0.0, ref.rstd_rel});
+    out.naive_reliable = naive_variance_reliable(ref);
     return out;
 }
 
@@ -156,7 +173,7 @@ void expect(wb::Stage& stage, const Outcome& out, const std::string& label)
     stage.expect(out.y, label);
 }
 
-/// Stage 2 only: the inputs on which the naive variance cancels are shown, not required.
+/// Stage 2 only: an input on which the naive variance cancels is shown, not required.
 void show_cancellation(const Outcome& out, const std::string& label)
 {
     if (out.ok()) {
@@ -175,6 +192,17 @@ void show_cancellation(const Outcome& out, const std::string& label)
     }
 }
 
+/// Stage 2 is held to the inputs its formula can handle (naive_variance_reliable); on the others
+/// its result is shown. Every other stage must be right on everything.
+void judge(wb::Stage& stage, const Outcome& out, const std::string& label)
+{
+    if (stage.info().id == 2 && !out.naive_reliable) {
+        show_cancellation(out, label);
+    } else {
+        expect(stage, out, label);
+    }
+}
+
 template <typename T>
 void check_all(wb::Stage& stage, Launcher<T> launch, int64_t max_cols, std::vector<int64_t> extra_cols = {})
 {
@@ -186,12 +214,12 @@ void check_all(wb::Stage& stage, Launcher<T> launch, int64_t max_cols, std::vect
         int64_t rows = std::min<int64_t>(61, std::max<int64_t>(2, 150000 / cols));
         if (rows % 2 == cols % 2) ++rows;   // odd and even row counts alternate
         const Input<T> in = make_input<T>(rows, cols, rng);
-        expect(stage, run_once<T>(stage, launch, in, rows, cols), std::to_string(rows) + " x " + std::to_string(cols));
+        judge(stage, run_once<T>(stage, launch, in, rows, cols), std::to_string(rows) + " x " + std::to_string(cols));
     }
     for (int64_t cols : {5, 32, 96}) {   // many short rows: the narrow-group paths and odd row counts
         if (cols > max_cols) continue;
         const Input<T> in = make_input<T>(4099, cols, rng);
-        expect(stage, run_once<T>(stage, launch, in, 4099, cols), "4099 x " + std::to_string(cols));
+        judge(stage, run_once<T>(stage, launch, in, 4099, cols), "4099 x " + std::to_string(cols));
     }
     for (Special kind : {Special::ill_conditioned, Special::constant, Special::huge, Special::tiny}) {
         for (int64_t cols : kSpecialCols) {
@@ -199,14 +227,7 @@ void check_all(wb::Stage& stage, Launcher<T> launch, int64_t max_cols, std::vect
             const int64_t rows = 9;
             const Input<T> in = make_input<T>(rows, cols, rng, &kind);
             const std::string label = "9 x " + std::to_string(cols) + ", " + describe<T>(kind);
-            const Outcome out = run_once<T>(stage, launch, in, rows, cols);
-            // Stage 2's naive variance cancels on both of these: shown to the learner, not required.
-            const bool cancels = kind == Special::ill_conditioned || kind == Special::constant;
-            if (cancels && stage.info().id == 2) {
-                show_cancellation(out, label);
-            } else {
-                expect(stage, out, label);
-            }
+            judge(stage, run_once<T>(stage, launch, in, rows, cols), label);
         }
     }
 }

@@ -69,8 +69,9 @@ void layernorm_1_two_kernels(const float* x, const float* gamma, const float* be
 /// next to its spread: E[x^2] and E[x]^2 are then two huge, almost equal numbers, and their float
 /// difference is mostly rounding error. The grader prints what it does on such an input but does
 /// not fail the stage for it: the lesson of stage 3 is to see it fail first.
-/// Checked: as stage 1, except the inputs on which this formula cancels (values near 1e4 with a
-/// spread of 1, constant rows): those are shown, not required. Speed against reference stage 1 on
+/// Checked: as stage 1 on inputs whose rows have mean^2 + var <= 16 (var + eps), the spread not
+/// small next to the mean. On the others (values near 1e4 with a spread of 1, constant rows, rows
+/// of one value) the result is shown, not required. Speed against reference stage 1 on
 /// 65536 x 1024 floats.
 void layernorm_2_warp_naive(const float* x, const float* gamma, const float* beta, float* y, float* mean,
                             float* rstd, std::int64_t rows, std::int64_t cols, float eps, cudaStream_t stream);

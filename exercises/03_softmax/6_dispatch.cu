@@ -106,11 +106,12 @@ template <typename T, Op op, int kPack>
 bool try_launch_smem(const T* x, T* y, std::int64_t rows, std::int64_t cols, cudaStream_t stream)
 {
     // TODO: smem = cols * sizeof(T). If it is more than cudaDevAttrMaxSharedMemoryPerBlockOptin
-    //       (minus the static scratch), return false. For kBlock in 128, 256, 512, 1024:
+    //       (minus the static scratch), return false. Block size: the largest power of two from 128
+    //       to 1024 that leaves each thread about four packs; then, while fewer than 3 blocks fit on
+    //       an SM, halve it if the half size fits more. Blocks per SM come from
     //       cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem) and
-    //       cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, kBlock, smem). Take the largest
-    //       block size that keeps n equal to n(128); false if n(128) is 0. Remember the choice for
-    //       the last cols seen (queries cost CPU time). Launch rows blocks with smem bytes.
+    //       cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, block, smem); false if n is 0.
+    //       Remember the choice for the last cols seen (queries cost CPU time). Launch rows blocks.
     (void)x, (void)y, (void)rows, (void)cols, (void)stream;
     return false;
 }

@@ -98,9 +98,9 @@ template <typename T, int kPack>
 bool try_launch_smem(const Args<T>& a, cudaStream_t stream)
 {
     // TODO: as in chapter 3 stage 6: give up when cols * sizeof(T) exceeds the opt-in limit;
-    //       otherwise query cudaOccupancyMaxActiveBlocksPerMultiprocessor for 128, 256, 512 and
-    //       1024 threads (after cudaFuncSetAttribute) and take the largest block size that keeps
-    //       as many blocks per SM as 128 threads would. Remember the choice for the last cols seen.
+    //       otherwise about four packs per thread (128 to 1024 threads), halved while fewer than
+    //       3 blocks fit on an SM and the half size fits more (cudaFuncSetAttribute, then
+    //       cudaOccupancyMaxActiveBlocksPerMultiprocessor). Remember the choice for the last cols seen.
     (void)a, (void)stream;
     return false;
 }

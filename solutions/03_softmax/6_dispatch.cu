@@ -233,17 +233,36 @@ int smem_blocks_per_sm(std::size_t smem)
     return blocks;
 }
 
-/// The largest block size that keeps as many blocks (rows) per SM as 128 threads would; 0 when
-/// not even one block fits.
+/// Blocks of @p block threads that fit on one SM (@p block: 128, 256, 512 or 1024).
 template <typename T, Op op, int kPack>
-int choose_smem_block(std::size_t smem)
+int smem_blocks_per_sm(int block, std::size_t smem)
 {
-    const int base = smem_blocks_per_sm<T, op, kPack, 128>(smem);
-    if (base <= 0) return 0;
-    if (smem_blocks_per_sm<T, op, kPack, 1024>(smem) == base) return 1024;
-    if (smem_blocks_per_sm<T, op, kPack, 512>(smem) == base) return 512;
-    if (smem_blocks_per_sm<T, op, kPack, 256>(smem) == base) return 256;
-    return 128;
+    switch (block) {
+        case 128: return smem_blocks_per_sm<T, op, kPack, 128>(smem);
+        case 256: return smem_blocks_per_sm<T, op, kPack, 256>(smem);
+        case 512: return smem_blocks_per_sm<T, op, kPack, 512>(smem);
+        default: return smem_blocks_per_sm<T, op, kPack, 1024>(smem);
+    }
+}
+
+/// The block size of the shared-memory path, from measurements (README.md, stage 6): about four
+/// packs per thread (enough independent loads per thread, few threads to wait at each barrier),
+/// between 128 and 1024 threads; then halved while that lets more rows share an SM, up to three,
+/// so that one row's barriers overlap another row's loads. 0 when not even one block fits.
+template <typename T, Op op, int kPack>
+int choose_smem_block(std::int64_t cols, std::size_t smem)
+{
+    const std::int64_t packs = cols / kPack;
+    int block = 128;
+    while (block < 1024 && block * 2 * 4 <= packs) block *= 2;
+    int blocks = smem_blocks_per_sm<T, op, kPack>(block, smem);
+    while (block > 128 && blocks < 3) {
+        const int with_half = smem_blocks_per_sm<T, op, kPack>(block / 2, smem);
+        if (with_half <= blocks) break;
+        block /= 2;
+        blocks = with_half;
+    }
+    return blocks > 0 ? block : 0;
 }
 
 /// Launches the shared-memory path when the row fits; false otherwise. The occupancy queries cost
@@ -264,7 +283,7 @@ bool try_launch_smem(const T* x, T* y, std::int64_t rows, std::int64_t cols, cud
         int optin = 0;
         WB_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
         const std::size_t static_smem = 1024 / wb::kWarpSize * sizeof(float);   // scratch of the largest block
-        const int block = smem + static_smem <= static_cast<std::size_t>(optin) ? choose_smem_block<T, op, kPack>(smem) : 0;
+        const int block = smem + static_smem <= static_cast<std::size_t>(optin) ? choose_smem_block<T, op, kPack>(cols, smem) : 0;
         last = {device, cols, block};
     }
     const auto blocks = static_cast<unsigned>(rows);
