@@ -76,15 +76,29 @@ __global__ void __launch_bounds__(kWarpPathThreads)
     //       Store with from_float<T>: exp(x - max) / sum, or (x - max) - log(sum) for log-softmax.
 }
 
-/// Whole warps per row up to kWarpMaxCols; narrower groups with two rows each for short rows.
-template <typename T, Op op, int kPack>
-void dispatch_warp_path(const T* x, T* y, std::int64_t rows, std::int64_t cols, cudaStream_t stream)
+template <typename T, Op op, int kPack, int kColsPerThread, int kGroupWidth, int kRowsPerGroup>
+void launch_warp(const T* x, T* y, std::int64_t rows, std::int64_t cols, cudaStream_t stream)
 {
-    // TODO: if cols <= kGroupWidth * kPack for a group width of 1, 2, 4, 8 or 16: launch
-    //       softmax_warp_kernel<T, op, kPack, kPack, width, 2>. Otherwise whole warps:
-    //       kColsPerThread = the smallest power of two (at least kPack) with kColsPerThread * 32 >= cols,
-    //       one row per group. Blocks of kWarpPathThreads threads serve
-    //       kWarpPathThreads / width * rows-per-group rows each.
+    // TODO: blocks of kWarpPathThreads threads serve kWarpPathThreads / kGroupWidth * kRowsPerGroup
+    //       rows each; launch softmax_warp_kernel<...> on `stream`, then WB_CHECK_LAUNCH().
+    (void)x, (void)y, (void)rows, (void)cols, (void)stream;
+}
+
+/// Whole warps per row: the smallest power-of-two register array that holds the row.
+template <typename T, Op op, int kPack, int kColsPerThread>
+void dispatch_whole_warps(const T* x, T* y, std::int64_t rows, std::int64_t cols, cudaStream_t stream)
+{
+    // TODO: if cols > kColsPerThread * 32 (and kColsPerThread * 32 < kWarpMaxCols, an `if constexpr`),
+    //       recurse with kColsPerThread * 2; otherwise launch_warp<T, op, kPack, kColsPerThread, 32, 1>.
+    (void)x, (void)y, (void)rows, (void)cols, (void)stream;
+}
+
+/// Groups narrower than a warp while one pack per lane holds the row; two rows per group.
+template <typename T, Op op, int kPack, int kGroupWidth>
+void dispatch_groups(const T* x, T* y, std::int64_t rows, std::int64_t cols, cudaStream_t stream)
+{
+    // TODO: for kGroupWidth < 32: if cols > kGroupWidth * kPack recurse with kGroupWidth * 2, else
+    //       launch_warp<T, op, kPack, kPack, kGroupWidth, 2>. At 32: dispatch_whole_warps<T, op, kPack, kPack>.
     (void)x, (void)y, (void)rows, (void)cols, (void)stream;
 }
 
@@ -101,22 +115,61 @@ __global__ void __launch_bounds__(kBlock)
     //       memory, wb::block_reduce_sum<kBlock>; then write every output from shared memory.
 }
 
+/// Blocks of this kernel that fit on one SM with @p smem bytes of dynamic shared memory each.
+template <typename T, Op op, int kPack, int kBlock>
+int smem_blocks_per_sm(std::size_t smem)
+{
+    // TODO: cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem), then
+    //       cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, kBlock, smem), both checked.
+    (void)smem;
+    return 0;
+}
+
+/// The block size of the shared-memory path; 0 when not even one block fits.
+template <typename T, Op op, int kPack>
+int choose_smem_block(std::int64_t cols, std::size_t smem)
+{
+    // TODO: the largest power of two from 128 to 1024 that leaves each thread about four packs;
+    //       then, while fewer than 3 blocks fit on an SM, halve it if the half size fits more.
+    (void)cols, (void)smem;
+    return 0;
+}
+
 /// Launches the shared-memory path when the row fits; false otherwise.
 template <typename T, Op op, int kPack>
 bool try_launch_smem(const T* x, T* y, std::int64_t rows, std::int64_t cols, cudaStream_t stream)
 {
-    // TODO: smem = cols * sizeof(T). If it is more than cudaDevAttrMaxSharedMemoryPerBlockOptin
-    //       (minus the static scratch), return false. Block size: the largest power of two from 128
-    //       to 1024 that leaves each thread about four packs; then, while fewer than 3 blocks fit on
-    //       an SM, halve it if the half size fits more. Blocks per SM come from
-    //       cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem) and
-    //       cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, block, smem); false if n is 0.
-    //       Remember the choice for the last cols seen (queries cost CPU time). Launch rows blocks.
+    // TODO: smem = cols * sizeof(T); false if it exceeds cudaDevAttrMaxSharedMemoryPerBlockOptin
+    //       (minus the static scratch) or choose_smem_block gives 0. Remember the choice for the last
+    //       cols seen (the queries cost CPU time inside the timed launch). Launch rows blocks with
+    //       smem bytes of dynamic shared memory (a switch over the four block sizes).
     (void)x, (void)y, (void)rows, (void)cols, (void)stream;
     return false;
 }
 
 // ---- path 3: rows too long for shared memory: online softmax (stage 5), two reads ----------------
+
+struct MaxSum {
+    float m;   // largest value seen
+    float s;   // sum of exp(x - m) over the values seen; the empty pair is {-inf, 0}
+};
+
+__device__ __forceinline__ void online_add(MaxSum& a, float x)
+{
+    // TODO: stage 5's update.
+}
+
+__device__ __forceinline__ MaxSum online_merge(const MaxSum& a, const MaxSum& b)
+{
+    // TODO: stage 5's merge.
+    return a;
+}
+
+__device__ __forceinline__ MaxSum warp_merge(MaxSum a)
+{
+    // TODO: stage 5's butterfly merge.
+    return a;
+}
 
 template <typename T, Op op, int kPack>
 __global__ void __launch_bounds__(kUncachedThreads)
@@ -128,12 +181,19 @@ __global__ void __launch_bounds__(kUncachedThreads)
 
 // ---- the dispatch -------------------------------------------------------------------------------
 
+template <typename T, Op op, int kPack>
+void dispatch_paths(const T* x, T* y, std::int64_t rows, std::int64_t cols, cudaStream_t stream)
+{
+    // TODO: cols <= kWarpMaxCols: dispatch_groups<T, op, kPack, 1>; else the shared-memory path if
+    //       try_launch_smem succeeds; else softmax_uncached_kernel, one block of kUncachedThreads per row.
+    (void)x, (void)y, (void)rows, (void)cols, (void)stream;
+}
+
 template <typename T, Op op>
 void dispatch(const T* x, T* y, std::int64_t rows, std::int64_t cols, cudaStream_t stream)
 {
-    // TODO: kPack = 16 / sizeof(T) when it divides cols, else 1. Then cols <= kWarpMaxCols: the
-    //       warp path; else the shared-memory path if try_launch_smem succeeds; else the
-    //       uncached kernel, one block of kUncachedThreads per row.
+    // TODO: kPack = 16 / sizeof(T) when it divides cols (16-byte accesses stay aligned), else 1:
+    //       dispatch_paths<T, op, kPack>.
     (void)x, (void)y, (void)rows, (void)cols, (void)stream;
 }
 

@@ -57,6 +57,17 @@ struct Args {
     float eps;
 };
 
+/// y for one pack: (v - mean) * rstd * gamma + beta, rounded once to T.
+template <typename T, int kPack>
+__device__ __forceinline__ Pack<T, kPack> normalise(const float (&v)[kPack], float mu, float r,
+                                                    const Pack<T, kPack>& g, const Pack<T, kPack>& b)
+{
+    // TODO: out.v[i] = from_float<T>((v[i] - mu) * r * to_float(g.v[i]) + to_float(b.v[i])).
+    //       Callers: copy gamma and beta packs into locals first (one 16-byte load each); a pack
+    //       passed straight from global memory by reference may be read element by element.
+    return Pack<T, kPack>{};
+}
+
 // ---- path 1: rows in registers, kGroupWidth lanes per row, kRowsPerGroup rows per group ----------
 
 template <typename T, int kPack, int kColsPerThread, int kGroupWidth, int kRowsPerGroup>
@@ -72,13 +83,29 @@ __global__ void __launch_bounds__(kWarpPathThreads)
     //       Convert with to_float on load and from_float<T> on store; mean and rstd stay float.
 }
 
-/// Narrow groups (1 to 16 lanes, two rows each) for short rows, whole warps up to kWarpMaxCols.
-template <typename T, int kPack>
-void dispatch_warp_path(const Args<T>& a, cudaStream_t stream)
+template <typename T, int kPack, int kColsPerThread, int kGroupWidth, int kRowsPerGroup>
+void launch_warp(const Args<T>& a, cudaStream_t stream)
 {
-    // TODO: as in chapter 3 stage 6: the narrowest group width w (1, 2, 4, 8, 16) with
-    //       cols <= w * kPack, two rows per group; otherwise 32 lanes and the smallest power of
-    //       two kColsPerThread (at least kPack) with kColsPerThread * 32 >= cols, one row.
+    // TODO: blocks of kWarpPathThreads threads serve kWarpPathThreads / kGroupWidth * kRowsPerGroup
+    //       rows each; launch layernorm_warp_kernel<...> on `stream`, then WB_CHECK_LAUNCH().
+    (void)a, (void)stream;
+}
+
+/// Whole warps per row: the smallest power-of-two register array that holds the row.
+template <typename T, int kPack, int kColsPerThread>
+void dispatch_whole_warps(const Args<T>& a, cudaStream_t stream)
+{
+    // TODO: as in chapter 3 stage 6: recurse with kColsPerThread * 2 while the row does not fit
+    //       (up to kWarpMaxCols), then launch_warp<T, kPack, kColsPerThread, 32, 1>.
+    (void)a, (void)stream;
+}
+
+/// Groups narrower than a warp while one pack per lane holds the row; two rows per group.
+template <typename T, int kPack, int kGroupWidth>
+void dispatch_groups(const Args<T>& a, cudaStream_t stream)
+{
+    // TODO: as in chapter 3 stage 6: the narrowest width (1 to 16) with cols <= width * kPack gets
+    //       launch_warp<T, kPack, kPack, width, 2>; otherwise dispatch_whole_warps<T, kPack, kPack>.
     (void)a, (void)stream;
 }
 
@@ -93,14 +120,32 @@ __global__ void __launch_bounds__(kBlock)
     //       wb::block_reduce_sum<kBlock>.
 }
 
+/// Blocks of this kernel that fit on one SM with @p smem bytes of dynamic shared memory each.
+template <typename T, int kPack, int kBlock>
+int smem_blocks_per_sm(std::size_t smem)
+{
+    // TODO: cudaFuncSetAttribute (MaxDynamicSharedMemorySize), then
+    //       cudaOccupancyMaxActiveBlocksPerMultiprocessor, both checked.
+    (void)smem;
+    return 0;
+}
+
+/// The block size of the shared-memory path; 0 when not even one block fits.
+template <typename T, int kPack>
+int choose_smem_block(std::int64_t cols, std::size_t smem)
+{
+    // TODO: about four packs per thread (128 to 1024 threads), halved while fewer than 3 blocks fit
+    //       on an SM and the half size fits more.
+    (void)cols, (void)smem;
+    return 0;
+}
+
 /// Launches the shared-memory path when the row fits; false otherwise.
 template <typename T, int kPack>
 bool try_launch_smem(const Args<T>& a, cudaStream_t stream)
 {
-    // TODO: as in chapter 3 stage 6: give up when cols * sizeof(T) exceeds the opt-in limit;
-    //       otherwise about four packs per thread (128 to 1024 threads), halved while fewer than
-    //       3 blocks fit on an SM and the half size fits more (cudaFuncSetAttribute, then
-    //       cudaOccupancyMaxActiveBlocksPerMultiprocessor). Remember the choice for the last cols seen.
+    // TODO: as in chapter 3 stage 6: false when cols * sizeof(T) exceeds the opt-in limit or no
+    //       block fits; remember the choice for the last cols seen; launch rows blocks.
     (void)a, (void)stream;
     return false;
 }
@@ -121,11 +166,18 @@ __global__ void __launch_bounds__(kUncachedThreads)
 
 // ---- the dispatch -------------------------------------------------------------------------------
 
+template <typename T, int kPack>
+void dispatch_paths(const Args<T>& a, cudaStream_t stream)
+{
+    // TODO: cols <= kWarpMaxCols: dispatch_groups<T, kPack, 1>; else try_launch_smem; else the
+    //       uncached kernel with one block of kUncachedThreads per row.
+    (void)a, (void)stream;
+}
+
 template <typename T>
 void dispatch(const Args<T>& a, cudaStream_t stream)
 {
-    // TODO: kPack = 16 / sizeof(T) when it divides cols, else 1. cols <= kWarpMaxCols: the warp
-    //       path; else try_launch_smem; else the uncached kernel with one block per row.
+    // TODO: kPack = 16 / sizeof(T) when it divides cols, else 1: dispatch_paths<T, kPack>.
     (void)a, (void)stream;
 }
 
