@@ -21,9 +21,15 @@ double median(std::vector<double> values)
     return 0.5 * (lower + upper);
 }
 
+double speedup_cap(double reference_gain)
+{
+    const double half_the_gain = 1.0 + 0.5 * (reference_gain - 1.0);
+    return std::max(0.8 * reference_gain, std::min(half_the_gain, 0.95 * reference_gain));
+}
+
 double required_speedup(double target, double reference_gain)
 {
-    return std::min(target, 0.8 * reference_gain);
+    return std::min(target, speedup_cap(reference_gain));
 }
 
 void synchronize_with_timeout(cudaStream_t stream)

@@ -20,8 +20,31 @@ TEST_CASE("the speed rule asks for the target when the reference gains much more
     CHECK(wb::required_speedup(1.5, 3.0) == 1.5);
 }
 
-TEST_CASE("the speed rule never asks more than 80% of the reference's own gain", "[timing]")
+TEST_CASE("for a large reference gain the cap is 80% of it", "[timing]")
 {
-    CHECK(wb::required_speedup(2.0, 1.5) == Approx(1.2));
-    CHECK(wb::required_speedup(1.05, 1.1) == Approx(0.88));
+    CHECK(wb::required_speedup(10.0, 2.0) == Approx(1.6));
+    CHECK(wb::required_speedup(10.0, 5.0) == Approx(4.0));
+}
+
+TEST_CASE("for a modest reference gain the cap is half of it, so a copy of the previous stage fails", "[timing]")
+{
+    CHECK(wb::required_speedup(2.0, 1.5) == Approx(1.25));
+    CHECK(wb::required_speedup(2.0, 1.23) == Approx(1.115));
+    CHECK(wb::required_speedup(2.0, 1.2) > 1.05);   // the previous stage's own speed (x1.00) fails
+}
+
+TEST_CASE("the cap never exceeds 95% of the reference gain", "[timing]")
+{
+    for (double gain : {0.8, 0.95, 1.0, 1.02, 1.05, 1.1, 1.3, 1.6, 3.0}) {
+        CHECK(wb::speedup_cap(gain) <= 0.95 * gain + 1e-12);
+        CHECK(wb::speedup_cap(gain) >= 0.8 * gain - 1e-12);
+    }
+    CHECK(wb::required_speedup(1.05, 1.1) == Approx(1.045));
+}
+
+TEST_CASE("the cap is continuous where its pieces meet", "[timing]")
+{
+    for (double gain : {1.1, 1.6}) {
+        CHECK(wb::speedup_cap(gain - 1e-9) == Approx(wb::speedup_cap(gain + 1e-9)).epsilon(1e-6));
+    }
 }
