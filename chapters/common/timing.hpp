@@ -35,7 +35,8 @@ using Launch = std::function<void(cudaStream_t)>;
 /// Median of a list of numbers (the list is copied).
 double median(std::vector<double> values);
 
-/// How many warm-up and timed launches the harness uses.
+/// How many warm-up and timed launches to make. Speed checks always use the default (25 timed
+/// launches, so the median is robust); benchmarks of very slow variants may ask for fewer.
 struct TimingPlan {
     int warmup = 3;
     int repetitions = 25;
