@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# The whole GPU verification of the workbook in one command, for maintainers before a release:
+# build everything with the catalog of known-wrong kernels, run `make selfcheck` several times
+# (every solution passes, every skeleton says "not implemented yet", every catalog entry fails for
+# its reason; outcomes that differ between repetitions are listed as flaky), then `make bench`.
+#   SELFCHECK_REPEAT=3 SELFCHECK_DEADLINE=300 tools/release-check.sh
+# Logs and tables go to $OUT (or build/release-check).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out="${OUT:-build/release-check}"
+mkdir -p "$out"
+repeat="${SELFCHECK_REPEAT:-3}"
+deadline="${SELFCHECK_DEADLINE:-300}"
+{
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv
+  nvcc --version | tail -1
+  date -u +"%Y-%m-%d %H:%M UTC"
+} > "$out/gpu.txt" 2>&1
+cat "$out/gpu.txt"
+
+start=$(date +%s)
+cmake -S . -B build -G Ninja -DWORKBOOK_CATALOG=ON > "$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
+cmake --build build -j "$(nproc)" > "$out/build.log" 2>&1 || { grep -E "error|Error" "$out/build.log" | head -40; exit 1; }
+echo "build: $(( $(date +%s) - start )) s"
+ctest --test-dir build -L cpu > "$out/cpu-tests.log" 2>&1; grep -E "tests passed|tests failed" "$out/cpu-tests.log"
+
+python3 tools/selfcheck.py --build build --repeat "$repeat" --deadline "$deadline" \
+  --output "$out/selfcheck.txt" --json "$out/selfcheck.json" > "$out/selfcheck.log" 2>&1
+echo "selfcheck exit status: $?  ($(( $(date +%s) - start )) s)"
+tail -n 25 "$out/selfcheck.txt"
+
+python3 tools/workbook.py bench > "$out/bench.log" 2>&1
+echo "bench exit status: $?"
+cp build/bench/results.json build/bench/results.md "$out/" 2>/dev/null || true
+echo "total: $(( $(date +%s) - start )) s"
