@@ -1,0 +1,51 @@
+/// @file device_reduce.cuh
+/// @brief The CPU backend's stand-in for cub::DeviceReduce (Sum, Max, Min), queued in stream order.
+/// It exists so that the chapters' library baselines compile and link; emulation times nothing.
+#pragma once
+
+#include "cuda_runtime.h"
+#include "emu/library_support.hpp"
+
+#include <cstddef>
+#include <iterator>
+
+namespace cub {
+
+struct DeviceReduce {
+    template <class In, class Out, class N, class Combine>
+    static cudaError_t reduce(void* temp, std::size_t& temp_bytes, In in, Out out, N n, Combine combine,
+                              cudaStream_t stream)
+    {
+        if (temp == nullptr) {
+            temp_bytes = 1;   // CUB's two-call protocol: the first call only asks for the storage size
+            return cudaSuccess;
+        }
+        return emu::detail::submit_device_work(stream, [=] {
+            using T = typename std::iterator_traits<In>::value_type;
+            if (n <= 0) return;
+            T result = in[0];
+            for (N i = 1; i < n; ++i) result = combine(result, in[i]);
+            *out = result;
+        });
+    }
+    template <class In, class Out, class N>
+    static cudaError_t Sum(void* temp, std::size_t& temp_bytes, In in, Out out, N n, cudaStream_t stream = 0)
+    {
+        if (temp != nullptr && n <= 0) {
+            return emu::detail::submit_device_work(stream, [=] { *out = typename std::iterator_traits<In>::value_type{}; });
+        }
+        return reduce(temp, temp_bytes, in, out, n, [](auto a, auto b) { return a + b; }, stream);
+    }
+    template <class In, class Out, class N>
+    static cudaError_t Max(void* temp, std::size_t& temp_bytes, In in, Out out, N n, cudaStream_t stream = 0)
+    {
+        return reduce(temp, temp_bytes, in, out, n, [](auto a, auto b) { return a < b ? b : a; }, stream);
+    }
+    template <class In, class Out, class N>
+    static cudaError_t Min(void* temp, std::size_t& temp_bytes, In in, Out out, N n, cudaStream_t stream = 0)
+    {
+        return reduce(temp, temp_bytes, in, out, n, [](auto a, auto b) { return b < a ? b : a; }, stream);
+    }
+};
+
+}  // namespace cub

@@ -1,0 +1,980 @@
+// The heart of the CPU backend: running the CUDA threads of one block as fibers.
+//
+// Every CUDA thread of a block is a fiber (Boost.Context) with its own guarded stack, but a fiber is
+// only created when it is needed: a "runner" fiber calls the threads of the block one after another,
+// and when a thread reaches a barrier or a warp operation, the runner it is on becomes that thread's
+// fiber and a fresh runner carries on with the next thread. A kernel without barriers therefore costs
+// one fiber per block, not one per thread.
+//
+// Scheduling (one of three orders per block, rotated from block to block and launch to launch):
+//   forward  lowest thread index first, and a thread runs as far as it can before the next one
+//   reverse  highest thread index first
+//   random   a random choice among the runnable threads at every step
+// A thread only gives up the processor at a barrier, a warp operation or __nanosleep, so between two
+// barriers each thread's accesses happen all at once, in that order. A missing __syncthreads() then
+// lets a thread read shared memory before the thread that writes it ran: a wrong result in at
+// least one of the orders (which is what the GPU may do too, just not reproducibly).
+//
+// __syncthreads() is a counting barrier: it opens when every thread that has not exited waits at it.
+// All of them must wait at the same barrier (same source line); otherwise the block fails with both
+// lines. A warp operation waits until every lane named in its mask has called the same operation with
+// the same mask. When nothing can run and the barrier cannot open, the block is deadlocked: the
+// report names what each side waits for, with source lines, instead of hanging.
+#include "engine.hpp"
+
+#include <boost/context/fiber.hpp>
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+__thread uint3 emu_tls_threadIdx;
+__thread uint3 emu_tls_blockIdx;
+__thread uint3 emu_tls_blockDim;
+__thread uint3 emu_tls_gridDim;
+__thread std::uint64_t emu_tls_shared_generation;
+__thread unsigned char* emu_tls_shared_base;
+
+namespace emu::detail {
+
+namespace ctx = boost::context;
+
+const char* schedule_name(Schedule schedule)
+{
+    switch (schedule) {
+        case Schedule::forward: return "forward";
+        case Schedule::reverse: return "reverse";
+        case Schedule::random: return "random";
+    }
+    return "?";
+}
+
+std::string where(const char* file, int line)
+{
+    std::string path = file ? file : "?";
+#ifdef EMU_SOURCE_ROOT
+    const std::string root = EMU_SOURCE_ROOT "/";
+    if (path.compare(0, root.size(), root) == 0) path = path.substr(root.size());
+#endif
+    return path + ":" + std::to_string(line);
+}
+
+namespace {
+
+std::string hex(unsigned value)
+{
+    char text[16];
+    std::snprintf(text, sizeof text, "0x%08x", value);
+    return text;
+}
+
+std::string triple(uint3 v)
+{
+    return "(" + std::to_string(v.x) + "," + std::to_string(v.y) + "," + std::to_string(v.z) + ")";
+}
+
+// ---- stacks ------------------------------------------------------------------------------------------
+
+/// Guarded stacks, reused from block to block. A stack overflow hits the guard page below the stack
+/// and is reported by the crash handler instead of silently corrupting another thread's stack.
+class StackPool {
+public:
+    static constexpr std::size_t kStackBytes = 128 * 1024;
+    static constexpr std::size_t kGuardBytes = 4096;
+
+    ctx::stack_context allocate()
+    {
+        char* base = nullptr;
+        if (!free_.empty()) {
+            base = free_.back();
+            free_.pop_back();
+        } else {
+            void* memory = mmap(nullptr, kStackBytes + kGuardBytes, PROT_READ | PROT_WRITE,
+                                MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+            if (memory == MAP_FAILED) throw std::bad_alloc();
+            base = static_cast<char*>(memory);
+            mprotect(base, kGuardBytes, PROT_NONE);
+            all_.push_back(base);
+        }
+        ctx::stack_context sctx;
+        sctx.size = kStackBytes;
+        sctx.sp = base + kGuardBytes + kStackBytes;
+        return sctx;
+    }
+    void deallocate(ctx::stack_context& sctx)
+    {
+        free_.push_back(static_cast<char*>(sctx.sp) - kStackBytes - kGuardBytes);
+    }
+    bool in_guard(const void* address) const
+    {
+        const char* a = static_cast<const char*>(address);
+        for (const char* base : all_) {
+            if (a >= base && a < base + kGuardBytes + 256) return true;
+        }
+        return false;
+    }
+
+private:
+    std::vector<char*> free_;
+    std::vector<char*> all_;
+};
+
+/// What Boost.Context's fiber needs: an allocator it can copy.
+struct PoolAllocator {
+    StackPool* pool;
+    ctx::stack_context allocate() { return pool->allocate(); }
+    void deallocate(ctx::stack_context& sctx) { pool->deallocate(sctx); }
+};
+
+// ---- shared memory arena ----------------------------------------------------------------------------
+
+/// A block's shared memory: the dynamic part first, then each static array as it is first reached,
+/// every one followed by a red zone. Everything starts as 0xFF bytes (NaN for floating-point types):
+/// a value read before any thread wrote it is visible in the result, and a write into a red zone is
+/// found at the next barrier or at the end of the block.
+class SharedArena {
+public:
+    static constexpr std::size_t kRedZone = 512;
+    static constexpr std::size_t kBytes = 2 * 1024 * 1024;
+
+    SharedArena()
+    {
+        void* memory = mmap(nullptr, kBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (memory == MAP_FAILED) throw std::bad_alloc();
+        base_ = static_cast<unsigned char*>(memory);
+    }
+
+    struct Region {
+        std::size_t offset;
+        std::size_t bytes;
+        std::string name;
+        const char* file;
+        int line;
+    };
+
+    unsigned char* base() const { return base_; }
+    const std::vector<Region>& regions() const { return regions_; }
+    std::size_t static_bytes() const { return static_bytes_; }
+
+    void start_block(std::size_t dynamic_bytes)
+    {
+        regions_.clear();
+        static_bytes_ = 0;
+        dynamic_offset_ = kRedZone;
+        std::memset(base_, 0xFF, kRedZone + dynamic_bytes + kRedZone);
+        regions_.push_back({dynamic_offset_, dynamic_bytes, "", nullptr, 0});
+        end_ = dynamic_offset_ + dynamic_bytes + kRedZone;
+    }
+    std::size_t dynamic_offset() const { return dynamic_offset_; }
+
+    /// Places a static array; returns its offset. Throws std::length_error when the arena is full.
+    std::size_t place(std::size_t bytes, std::size_t align, const char* name, const char* file, int line)
+    {
+        align = std::max<std::size_t>(align, 16);
+        const std::size_t offset = (end_ + align - 1) / align * align;
+        if (offset + bytes + kRedZone > kBytes) throw std::length_error("shared arena full");
+        std::memset(base_ + end_, 0xFF, offset + bytes + kRedZone - end_);
+        regions_.push_back({offset, bytes, name, file, line});
+        end_ = offset + bytes + kRedZone;
+        static_bytes_ += bytes;
+        return offset;
+    }
+
+    /// True when every red zone still holds 0xFF bytes (the fast check done at every barrier).
+    bool intact() const
+    {
+        std::size_t from = 0;
+        for (std::size_t i = 0; i <= regions_.size(); ++i) {
+            const std::size_t to = i < regions_.size() ? regions_[i].offset : end_;
+            for (std::size_t b = from; b < to && b % 8 != 0; ++b) {
+                if (base_[b] != 0xFF) return false;
+            }
+            std::size_t b = (from + 7) / 8 * 8;
+            for (; b + 8 <= to; b += 8) {
+                std::uint64_t word;
+                std::memcpy(&word, base_ + b, 8);
+                if (word != ~std::uint64_t(0)) return false;
+            }
+            for (; b < to; ++b) {
+                if (base_[b] != 0xFF) return false;
+            }
+            if (i < regions_.size()) from = regions_[i].offset + regions_[i].bytes;
+        }
+        return true;
+    }
+
+    /// The first red-zone byte that is no longer 0xFF, described; empty when all are intact.
+    std::string damaged() const
+    {
+        auto describe = [&](const Region& r) {
+            return r.file ? "the shared array `" + r.name + "` (" + std::to_string(r.bytes) + " bytes, declared at " +
+                                where(r.file, r.line) + ")"
+                          : "the dynamic shared memory (" + std::to_string(r.bytes) +
+                                " bytes, the third <<<>>> parameter)";
+        };
+        for (std::size_t b = 0; b < regions_.front().offset; ++b) {
+            if (base_[b] != 0xFF) {
+                return "a write " + std::to_string(regions_.front().offset - b) + " bytes before the start of " +
+                       describe(regions_.front());
+            }
+        }
+        for (std::size_t i = 0; i < regions_.size(); ++i) {
+            const Region& r = regions_[i];
+            const std::size_t end = r.offset + r.bytes;
+            const bool has_next = i + 1 < regions_.size();
+            const std::size_t next = has_next ? regions_[i + 1].offset : end + kRedZone;
+            for (std::size_t b = end; b < next; ++b) {
+                if (base_[b] == 0xFF) continue;
+                if (has_next && next - b < b - end + 1) {
+                    return "a write " + std::to_string(next - b) + " bytes before the start of " +
+                           describe(regions_[i + 1]);
+                }
+                return "a write " + std::to_string(b - end) + " bytes past the end of " + describe(r);
+            }
+        }
+        return "";
+    }
+
+private:
+    unsigned char* base_ = nullptr;
+    std::vector<Region> regions_;
+    std::size_t end_ = 0;
+    std::size_t dynamic_offset_ = 0;
+    std::size_t static_bytes_ = 0;
+};
+
+// ---- one block ---------------------------------------------------------------------------------------
+
+enum class State : std::uint8_t { unstarted, running, waiting, ready, exited };
+
+struct ThreadState {
+    uint3 idx{};
+    int linear = 0;
+    State state = State::unstarted;
+    bool promoted = false;      // runs on a fiber of its own (it blocked at least once)
+    bool at_barrier = false;
+    bool in_warp_op = false;
+    // what it waits for, and where
+    BarrierKind barrier_kind = BarrierKind::plain;
+    WarpOp op = WarpOp::sync;
+    unsigned mask = 0;
+    int param = 0;
+    int width = 32;
+    int predicate = 0;
+    std::uint64_t value = 0;
+    std::uint64_t result = 0;
+    const char* what = "";
+    const char* file = nullptr;
+    int line = 0;
+    ctx::fiber fiber;
+};
+
+/// Thrown inside a CUDA thread to end the block with a report.
+struct ThreadFailure {};
+
+/// The threads that may run now, as a bitset: lowest, highest and a random member in a few words.
+class ReadySet {
+public:
+    void reset(int n)
+    {
+        words_.assign(static_cast<std::size_t>((n + 63) / 64), 0);
+        count_ = 0;
+    }
+    bool empty() const { return count_ == 0; }
+    void insert(int t)
+    {
+        std::uint64_t& w = words_[static_cast<std::size_t>(t) / 64];
+        const std::uint64_t bit = 1ull << (t % 64);
+        if (!(w & bit)) {
+            w |= bit;
+            ++count_;
+        }
+    }
+    int take_lowest()
+    {
+        for (std::size_t i = 0; i < words_.size(); ++i) {
+            if (words_[i]) return take(static_cast<int>(i * 64) + __builtin_ctzll(words_[i]));
+        }
+        return -1;
+    }
+    int take_highest()
+    {
+        for (std::size_t i = words_.size(); i-- > 0;) {
+            if (words_[i]) return take(static_cast<int>(i * 64) + 63 - __builtin_clzll(words_[i]));
+        }
+        return -1;
+    }
+    int take_nth(int n)
+    {
+        for (std::size_t i = 0; i < words_.size(); ++i) {
+            const int c = __builtin_popcountll(words_[i]);
+            if (n >= c) {
+                n -= c;
+                continue;
+            }
+            std::uint64_t w = words_[i];
+            while (n-- > 0) w &= w - 1;
+            return take(static_cast<int>(i * 64) + __builtin_ctzll(w));
+        }
+        return -1;
+    }
+    int size() const { return count_; }
+
+private:
+    int take(int t)
+    {
+        words_[static_cast<std::size_t>(t) / 64] &= ~(1ull << (t % 64));
+        --count_;
+        return t;
+    }
+    std::vector<std::uint64_t> words_;
+    int count_ = 0;
+};
+
+class BlockRun {
+public:
+    explicit BlockRun(StackPool& stacks) : stacks_(stacks) {}
+
+    /// Runs one block to the end; false (and `failure_`) when it failed.
+    bool run(const LaunchState& launch, uint3 block_idx, Schedule schedule, std::uint64_t seed);
+    const KernelFailure& failure() const { return failure_; }
+
+    // Called from the running CUDA thread.
+    int barrier(BarrierKind kind, int predicate, const char* what, const char* file, int line);
+    std::uint64_t warp_op(WarpOp op, unsigned mask, std::uint64_t value, int param, int width, const char* what,
+                          const char* file, int line);
+    unsigned active_mask() const;
+    void yield_thread();
+    [[noreturn]] void fail_in_thread(const std::string& report, bool deadlock = false);
+    void allocate_shared(SharedSlot& slot, std::size_t bytes, std::size_t align, const char* name, const char* file,
+                         int line);
+    void* dynamic_shared(std::size_t align);
+
+    bool describe(char* buffer, std::size_t size, const void* fault_address) const;
+    SharedArena& arena() { return arena_; }
+
+private:
+    static constexpr int kStartRunner = -1;
+    static constexpr int kNothing = -2;
+
+    ThreadState& me() { return *current_; }
+    std::string thread_name(const ThreadState& t) const
+    {
+        std::string text = "thread " + triple(t.idx);
+        if (n_ > 32) text += " (warp " + std::to_string(t.linear / 32) + ", lane " + std::to_string(t.linear % 32) + ")";
+        return text;
+    }
+    std::string waiting_at(const ThreadState& t) const
+    {
+        std::string text = t.what;
+        if (t.in_warp_op) text += " with mask " + hex(t.mask);
+        return text + " at " + where(t.file, t.line);
+    }
+    void enter(ThreadState& t)
+    {
+        current_ = &t;
+        t.state = State::running;
+        emu_tls_threadIdx = t.idx;
+    }
+    void block_current(State state = State::waiting);
+    void runner_loop();
+    void start_runner();
+    void resume(ThreadState& t);
+    int pick();
+    void release_barrier();
+    void complete_group(int base, unsigned mask);
+    void diagnose_stall();
+    void fail(const std::string& report, bool deadlock = false);
+    void check_red_zones(const ThreadState* at_barrier);
+    void cleanup();
+
+    StackPool& stacks_;
+    SharedArena arena_;
+    const LaunchState* launch_ = nullptr;
+    std::vector<ThreadState> threads_;
+    std::vector<int> order_;
+    ReadySet ready_;
+    int n_ = 0;
+    int next_ = 0;
+    int live_ = 0;
+    int at_barrier_ = 0;
+    Schedule schedule_ = Schedule::forward;
+    std::mt19937_64 rng_;
+    uint3 block_idx_{};
+    ThreadState* current_ = nullptr;
+    ThreadState* yielded_ = nullptr;
+    ctx::fiber main_;
+    bool failed_ = false;
+    KernelFailure failure_;
+};
+
+__thread BlockRun* tls_block = nullptr;
+
+bool BlockRun::run(const LaunchState& launch, uint3 block_idx, Schedule schedule, std::uint64_t seed)
+{
+    launch_ = &launch;
+    block_idx_ = block_idx;
+    schedule_ = schedule;
+    rng_.seed(seed);
+    const dim3 b = launch.block;
+    n_ = static_cast<int>(b.x * b.y * b.z);
+    threads_.clear();
+    threads_.resize(n_);
+    for (int i = 0; i < n_; ++i) {
+        ThreadState& t = threads_[i];
+        t.linear = i;
+        t.idx = uint3{static_cast<unsigned>(i) % b.x, static_cast<unsigned>(i) / b.x % b.y,
+                      static_cast<unsigned>(i) / (b.x * b.y)};
+    }
+    order_.resize(n_);
+    for (int i = 0; i < n_; ++i) order_[i] = i;
+    if (schedule == Schedule::reverse) std::reverse(order_.begin(), order_.end());
+    if (schedule == Schedule::random) std::shuffle(order_.begin(), order_.end(), rng_);
+    ready_.reset(n_);
+    next_ = 0;
+    live_ = n_;
+    at_barrier_ = 0;
+    failed_ = false;
+    failure_ = {};
+    current_ = nullptr;
+
+    ++emu_tls_shared_generation;
+    emu_tls_shared_base = arena_.base();
+    arena_.start_block(launch.dynamic_shared);
+    emu_tls_blockIdx = block_idx;
+    emu_tls_blockDim = uint3{b.x, b.y, b.z};
+    emu_tls_gridDim = uint3{launch.grid.x, launch.grid.y, launch.grid.z};
+    tls_block = this;
+
+    while (!failed_) {
+        const int choice = pick();
+        if (choice >= 0) {
+            resume(threads_[choice]);
+        } else if (choice == kStartRunner) {
+            start_runner();
+        } else if (live_ == 0) {
+            break;
+        } else if (at_barrier_ == live_) {
+            release_barrier();
+        } else {
+            diagnose_stall();
+        }
+    }
+    if (!failed_) check_red_zones(nullptr);
+    cleanup();
+    tls_block = nullptr;
+    current_ = nullptr;
+    return !failed_;
+}
+
+int BlockRun::pick()
+{
+    if (ready_.empty()) return next_ < n_ ? kStartRunner : kNothing;
+    switch (schedule_) {
+        case Schedule::forward: return ready_.take_lowest();
+        case Schedule::reverse: return ready_.take_highest();
+        case Schedule::random: {
+            const int choices = ready_.size() + (next_ < n_ ? 1 : 0);
+            const int chosen = static_cast<int>(rng_() % static_cast<std::uint64_t>(choices));
+            if (chosen == ready_.size()) return kStartRunner;
+            return ready_.take_nth(chosen);
+        }
+    }
+    return kNothing;
+}
+
+void BlockRun::start_runner()
+{
+    ctx::fiber runner(std::allocator_arg, PoolAllocator{&stacks_}, [this](ctx::fiber&& scheduler) {
+        main_ = std::move(scheduler);
+        runner_loop();
+        return std::move(main_);
+    });
+    yielded_ = nullptr;
+    runner = std::move(runner).resume();
+    if (runner) {
+        // A thread blocked on this runner: the fiber is that thread's from now on.
+        yielded_->fiber = std::move(runner);
+    }
+}
+
+void BlockRun::runner_loop()
+{
+    while (next_ < n_ && ready_.empty() && !failed_) {
+        ThreadState& t = threads_[order_[next_++]];
+        enter(t);
+        try {
+            launch_->body->run_thread();
+        } catch (const ctx::detail::forced_unwind&) {
+            throw;
+        } catch (const ThreadFailure&) {
+            return;
+        } catch (const std::exception& error) {
+            fail(thread_name(t) + " threw an exception: " + error.what());
+        } catch (...) {
+            fail(thread_name(t) + " threw an exception");
+        }
+        t.state = State::exited;
+        --live_;
+        if (t.promoted) return;   // this fiber was t's own; the runner's job went on elsewhere
+    }
+}
+
+void BlockRun::resume(ThreadState& t)
+{
+    enter(t);
+    yielded_ = nullptr;
+    t.fiber = std::move(t.fiber).resume();
+    // Back here when t blocked again (t.fiber holds it) or finished (t.fiber is empty).
+}
+
+void BlockRun::block_current(State state)
+{
+    ThreadState& t = me();
+    t.state = state;
+    t.promoted = true;
+    yielded_ = &t;
+    main_ = std::move(main_).resume();
+    // Resumed by the scheduler, which set current_ and the thread-local indices.
+}
+
+void BlockRun::fail(const std::string& report, bool deadlock)
+{
+    if (failed_) return;
+    failed_ = true;
+    failure_.deadlock = deadlock;
+    failure_.report = "in block " + triple(block_idx_) + " (" + schedule_name(schedule_) + " schedule): " + report;
+}
+
+void BlockRun::fail_in_thread(const std::string& report, bool deadlock)
+{
+    fail(report, deadlock);
+    throw ThreadFailure{};
+}
+
+void BlockRun::cleanup()
+{
+    // Destroying a suspended fiber unwinds its stack (Boost.Context throws forced_unwind inside it).
+    for (ThreadState& t : threads_) {
+        if (t.fiber) t.fiber = ctx::fiber{};
+    }
+}
+
+// ---- barriers ----------------------------------------------------------------------------------------
+
+int BlockRun::barrier(BarrierKind kind, int predicate, const char* what, const char* file, int line)
+{
+    ThreadState& t = me();
+    t.at_barrier = true;
+    t.barrier_kind = kind;
+    t.predicate = predicate;
+    t.what = what;
+    t.file = file;
+    t.line = line;
+    ++at_barrier_;
+    block_current();
+    return static_cast<int>(t.result);
+}
+
+void BlockRun::release_barrier()
+{
+    const ThreadState* first = nullptr;
+    int count = 0;
+    for (const ThreadState& t : threads_) {
+        if (!t.at_barrier) continue;
+        if (!first) {
+            first = &t;
+        } else if (t.line != first->line || std::strcmp(t.file, first->file) != 0 ||
+                   t.barrier_kind != first->barrier_kind) {
+            fail("divergent barrier: " + thread_name(*first) + " waits at " + waiting_at(*first) + ", while " +
+                     thread_name(t) + " waits at " + waiting_at(t) +
+                     ". Every thread of a block must reach the same __syncthreads(); one inside an `if` that "
+                     "not every thread takes hangs or corrupts results on a GPU. Move the barrier out of the "
+                     "branch (let threads without work skip the work, not the barrier).",
+                 true);
+            return;
+        }
+        count += t.predicate;
+    }
+    int result = 0;
+    switch (first->barrier_kind) {
+        case BarrierKind::plain: break;
+        case BarrierKind::count: result = count; break;
+        case BarrierKind::all: result = count == at_barrier_; break;
+        case BarrierKind::any: result = count > 0; break;
+    }
+    check_red_zones(first);
+    if (failed_) return;
+    for (ThreadState& t : threads_) {
+        if (!t.at_barrier) continue;
+        t.at_barrier = false;
+        t.result = static_cast<std::uint64_t>(result);
+        t.state = State::ready;
+        ready_.insert(t.linear);
+    }
+    at_barrier_ = 0;
+}
+
+// ---- warp operations ---------------------------------------------------------------------------------
+
+std::uint64_t BlockRun::warp_op(WarpOp op, unsigned mask, std::uint64_t value, int param, int width, const char* what,
+                                const char* file, int line)
+{
+    ThreadState& t = me();
+    const int lane = t.linear % 32;
+    const int base = t.linear - lane;
+    if (!((mask >> lane) & 1u)) {
+        fail_in_thread(thread_name(t) + " called " + what + " at " + where(file, line) + " with mask " + hex(mask) +
+                       ", which does not name its own lane " + std::to_string(lane) +
+                       ". Every lane that calls a *_sync operation must be in its mask (and every lane in the "
+                       "mask must call it).");
+    }
+    if (width < 1 || width > 32 || (width & (width - 1)) != 0) {
+        fail_in_thread(thread_name(t) + " called " + what + " at " + where(file, line) + " with width " +
+                       std::to_string(width) + ": the width must be a power of 2 from 1 to 32.");
+    }
+    t.in_warp_op = true;
+    t.op = op;
+    t.mask = mask;
+    t.value = value;
+    t.param = param;
+    t.width = width;
+    t.what = what;
+    t.file = file;
+    t.line = line;
+    bool complete = true;
+    for (unsigned m = mask; m != 0; m &= m - 1) {
+        const int l = __builtin_ctz(m);
+        const int index = base + l;
+        if (index >= n_) {
+            const int lanes = n_ - base;
+            fail_in_thread(thread_name(t) + " called " + what + " at " + where(file, line) + " with mask " +
+                           hex(mask) + ", which names lane " + std::to_string(l) + ", but this warp has only " +
+                           std::to_string(lanes) + " lane" + (lanes == 1 ? "" : "s") + " (the block has " +
+                           std::to_string(n_) + " threads). Use a block size that is a multiple of 32, or a mask "
+                           "of the lanes that exist.");
+        }
+        const ThreadState& other = threads_[index];
+        if (&other == &t) continue;
+        if (other.state == State::exited) {
+            fail_in_thread(thread_name(t) + " called " + what + " at " + where(file, line) + " with mask " +
+                           hex(mask) + ", but lane " + std::to_string(l) + " (" + thread_name(other) +
+                           ") had already returned from the kernel. Every lane named in the mask must call the "
+                           "operation: return after the warp operations, or build the mask with __ballot_sync.");
+        }
+        if (!(other.state == State::waiting && other.in_warp_op && other.mask == mask && other.op == op)) complete = false;
+    }
+    if (complete) {
+        complete_group(base, mask);
+    } else {
+        block_current();
+    }
+    t.in_warp_op = false;
+    return t.result;
+}
+
+void BlockRun::complete_group(int base, unsigned mask)
+{
+    const ThreadState& caller = me();
+    const WarpOp op = caller.op;
+    std::uint64_t ballot = 0, sum = 0, all_and = ~std::uint64_t(0), all_or = 0, all_xor = 0;
+    std::uint64_t min_u = ~std::uint64_t(0), max_u = 0;
+    std::int64_t min_s = INT64_MAX, max_s = INT64_MIN;
+    bool all_equal = true;
+    for (unsigned m = mask; m != 0; m &= m - 1) {
+        const int l = __builtin_ctz(m);
+        const ThreadState& t = threads_[base + l];
+        const std::uint32_t v32 = static_cast<std::uint32_t>(t.value);
+        if (t.value != 0) ballot |= 1ull << l;
+        sum += v32;
+        all_and &= v32;
+        all_or |= v32;
+        all_xor ^= v32;
+        min_u = std::min<std::uint64_t>(min_u, v32);
+        max_u = std::max<std::uint64_t>(max_u, v32);
+        min_s = std::min<std::int64_t>(min_s, static_cast<std::int32_t>(v32));
+        max_s = std::max<std::int64_t>(max_s, static_cast<std::int32_t>(v32));
+        if (t.value != threads_[base + __builtin_ctz(mask)].value) all_equal = false;
+    }
+    for (unsigned m = mask; m != 0; m &= m - 1) {
+        const int l = __builtin_ctz(m);
+        ThreadState& t = threads_[base + l];
+        const int w = t.width;
+        const int segment = l & ~(w - 1);
+        int source = l;
+        switch (op) {
+            case WarpOp::shfl: source = segment + (t.param & (w - 1)); break;
+            case WarpOp::shfl_up: source = (l - segment) >= t.param ? l - t.param : l; break;
+            case WarpOp::shfl_down: source = (l - segment) + t.param < w ? l + t.param : l; break;
+            case WarpOp::shfl_xor: {
+                const int target = l ^ t.param;
+                source = (target >= 0 && target < 32 && (target & ~(w - 1)) <= segment) ? target : l;
+                break;
+            }
+            default: break;
+        }
+        switch (op) {
+            case WarpOp::shfl:
+            case WarpOp::shfl_up:
+            case WarpOp::shfl_down:
+            case WarpOp::shfl_xor:
+                // A lane outside the mask holds no defined value: hand out all-ones bits (NaN, -1).
+                t.result = ((mask >> source) & 1u) ? threads_[base + source].value : ~std::uint64_t(0);
+                break;
+            case WarpOp::sync: t.result = 0; break;
+            case WarpOp::ballot: t.result = ballot; break;
+            case WarpOp::any: t.result = ballot != 0; break;
+            case WarpOp::all: t.result = ballot == mask; break;
+            case WarpOp::reduce_add: t.result = static_cast<std::uint32_t>(sum); break;
+            case WarpOp::reduce_min: t.result = min_u; break;
+            case WarpOp::reduce_max: t.result = max_u; break;
+            case WarpOp::reduce_min_signed: t.result = static_cast<std::uint32_t>(static_cast<std::int32_t>(min_s)); break;
+            case WarpOp::reduce_max_signed: t.result = static_cast<std::uint32_t>(static_cast<std::int32_t>(max_s)); break;
+            case WarpOp::reduce_and: t.result = static_cast<std::uint32_t>(all_and); break;
+            case WarpOp::reduce_or: t.result = static_cast<std::uint32_t>(all_or); break;
+            case WarpOp::reduce_xor: t.result = static_cast<std::uint32_t>(all_xor); break;
+            case WarpOp::match_any: {
+                std::uint64_t same = 0;
+                for (unsigned k = mask; k != 0; k &= k - 1) {
+                    const int other = __builtin_ctz(k);
+                    if (threads_[base + other].value == t.value) same |= 1ull << other;
+                }
+                t.result = same;
+                break;
+            }
+            case WarpOp::match_all: t.result = all_equal ? mask : 0; break;
+        }
+        if (&t != &caller) {
+            t.in_warp_op = false;
+            t.state = State::ready;
+            ready_.insert(t.linear);
+        }
+    }
+}
+
+unsigned BlockRun::active_mask() const
+{
+    const int base = current_->linear - current_->linear % 32;
+    unsigned mask = 0;
+    for (int l = 0; l < 32 && base + l < n_; ++l) {
+        if (threads_[base + l].state != State::exited) mask |= 1u << l;
+    }
+    return mask;
+}
+
+void BlockRun::yield_thread()
+{
+    ThreadState& t = me();
+    ready_.insert(t.linear);
+    block_current(State::ready);
+}
+
+void BlockRun::diagnose_stall()
+{
+    // Nothing can run and the barrier cannot open. Explain one wait that can never end.
+    for (const ThreadState& t : threads_) {
+        if (t.state != State::waiting || !t.in_warp_op) continue;
+        const int base = t.linear - t.linear % 32;
+        for (unsigned m = t.mask; m != 0; m &= m - 1) {
+            const int l = __builtin_ctz(m);
+            const ThreadState& other = threads_[base + l];
+            if (&other == &t) continue;
+            const std::string head = "deadlock: " + thread_name(t) + " waits at " + waiting_at(t) + " for lane " +
+                                     std::to_string(l) + ", but ";
+            if (other.state == State::exited) {
+                fail(head + thread_name(other) + " returned from the kernel without calling it. Every lane named "
+                            "in the mask must call the operation.");
+                return;
+            }
+            if (other.at_barrier) {
+                fail(head + thread_name(other) + " waits at " + waiting_at(other) +
+                         ". A warp operation and __syncthreads() wait for each other: make every thread take the "
+                         "same path through both.",
+                     true);
+                return;
+            }
+            if (other.in_warp_op && (other.mask != t.mask || other.op != t.op)) {
+                fail(head + thread_name(other) + " waits at " + waiting_at(other) +
+                         ". All lanes named in a mask must call the same operation with the same mask.",
+                     true);
+                return;
+            }
+        }
+    }
+    // Only barriers are waited at, yet not every live thread is there: cannot happen, but say so.
+    for (const ThreadState& t : threads_) {
+        if (t.at_barrier) {
+            fail("deadlock: " + thread_name(t) + " waits at " + waiting_at(t) +
+                     ", but not every thread of the block can reach it.",
+                 true);
+            return;
+        }
+    }
+    fail("deadlock: no thread of the block can continue.", true);
+}
+
+void BlockRun::check_red_zones(const ThreadState* at_barrier)
+{
+    if (arena_.intact()) return;
+    const std::string when = at_barrier ? "found at the " + waiting_at(*at_barrier) : "found at the end of the block";
+    fail(arena_.damaged() + " (" + when + "). An index past the end of a shared array: check the bounds and the array "
+                                 "size (and that the launch asks for enough dynamic shared memory).");
+}
+
+void BlockRun::allocate_shared(SharedSlot& slot, std::size_t bytes, std::size_t align, const char* name,
+                               const char* file, int line)
+{
+    std::size_t offset = 0;
+    try {
+        offset = arena_.place(bytes, align, name, file, line);
+    } catch (const std::length_error&) {
+        fail_in_thread("the shared array `" + std::string(name) + "` declared at " + where(file, line) + " (" +
+                       std::to_string(bytes) + " bytes) does not fit in shared memory.");
+    }
+    if (arena_.static_bytes() > kSharedPerBlock) {
+        fail_in_thread("the kernel's static __shared__ arrays need " + std::to_string(arena_.static_bytes()) +
+                       " bytes (the last one, `" + name + "`, declared at " + where(file, line) +
+                       "); a GPU allows 48 KB of static shared memory per block. Use dynamic shared memory "
+                       "(extern __shared__) and cudaFuncSetAttribute for more.");
+    }
+    if (arena_.static_bytes() + launch_->dynamic_shared > kSharedPerBlockOptin) {
+        fail_in_thread("static (" + std::to_string(arena_.static_bytes()) + " bytes) and dynamic (" +
+                       std::to_string(launch_->dynamic_shared) + " bytes) shared memory together exceed the " +
+                       std::to_string(kSharedPerBlockOptin) + " bytes a block may have.");
+    }
+    slot.offset = static_cast<std::uint32_t>(offset);
+    slot.generation = emu_tls_shared_generation;
+}
+
+void* BlockRun::dynamic_shared(std::size_t align)
+{
+    (void)align;   // the dynamic region starts 512-byte aligned
+    return arena_.base() + arena_.dynamic_offset();
+}
+
+bool BlockRun::describe(char* buffer, std::size_t size, const void* fault_address) const
+{
+    if (!current_ || !launch_) return false;
+    const char* cause = stacks_.in_guard(fault_address)
+                            ? "a stack overflow: this thread's local variables need more than 128 KiB (a large "
+                              "local array?)"
+                            : "an access to memory that no array owns: an index far outside its array, a host "
+                              "pointer used in the kernel, or a misaligned vector access";
+    std::snprintf(buffer, size,
+                  "\nThe CPU emulator caught a crash in kernel `%s` launched at %s, block (%u,%u,%u), thread "
+                  "(%u,%u,%u), at address %p.\nLikely cause: %s.\n",
+                  launch_->site.name, where(launch_->site.file, launch_->site.line).c_str(), block_idx_.x,
+                  block_idx_.y, block_idx_.z, current_->idx.x, current_->idx.y, current_->idx.z, fault_address, cause);
+    return true;
+}
+
+// ---- the worker's state ------------------------------------------------------------------------------
+
+struct Worker {
+    StackPool stacks;
+    BlockRun block{stacks};
+};
+
+Worker& worker()
+{
+    static thread_local Worker* w = new Worker();   // lives as long as the worker thread (never freed)
+    return *w;
+}
+
+std::atomic<int> schedule_override{-1};
+
+Schedule schedule_for(std::uint64_t launch_index, std::uint64_t block_index)
+{
+    static const int fixed = [] {
+        const char* env = std::getenv("WORKBOOK_EMU_SCHEDULE");
+        if (!env || !*env || std::strcmp(env, "mixed") == 0) return -1;
+        if (std::strcmp(env, "forward") == 0) return 0;
+        if (std::strcmp(env, "reverse") == 0) return 1;
+        if (std::strcmp(env, "random") == 0) return 2;
+        std::fprintf(stderr, "WORKBOOK_EMU_SCHEDULE=%s is not one of forward, reverse, random, mixed: using mixed\n", env);
+        return -1;
+    }();
+    const int forced = schedule_override.load() >= 0 ? schedule_override.load() : fixed;
+    const std::uint64_t choice = forced >= 0 ? static_cast<std::uint64_t>(forced) : (launch_index + block_index) % 3;
+    return choice == 0 ? Schedule::forward : (choice == 1 ? Schedule::reverse : Schedule::random);
+}
+
+}  // namespace
+
+void set_schedule_override(int schedule) { schedule_override = schedule; }
+
+std::optional<KernelFailure> run_grid(const LaunchState& launch)
+{
+    Worker& w = worker();
+    const dim3 g = launch.grid;
+    std::uint64_t block_index = 0;
+    for (unsigned z = 0; z < g.z; ++z) {
+        for (unsigned y = 0; y < g.y; ++y) {
+            for (unsigned x = 0; x < g.x; ++x, ++block_index) {
+                const Schedule schedule = schedule_for(launch.index, block_index);
+                const std::uint64_t seed = (launch.index * 0x9E3779B97F4A7C15ull) ^ (block_index * 0xBF58476D1CE4E5B9ull);
+                if (!w.block.run(launch, uint3{x, y, z}, schedule, seed)) return w.block.failure();
+            }
+        }
+    }
+    return std::nullopt;
+}
+
+bool describe_running_thread(char* buffer, std::size_t size, const void* fault_address)
+{
+    return tls_block && tls_block->describe(buffer, size, fault_address);
+}
+
+// ---- entry points for device code --------------------------------------------------------------------
+
+namespace {
+BlockRun& block_or_die(const char* what)
+{
+    if (!tls_block) {
+        std::fprintf(stderr, "%s was called outside a kernel (from host code); it only works in device code.\n", what);
+        std::abort();
+    }
+    return *tls_block;
+}
+}  // namespace
+
+std::uint64_t warp_op(WarpOp op, unsigned mask, std::uint64_t value, int param, int width, const char* what,
+                      const char* file, int line)
+{
+    return block_or_die(what).warp_op(op, mask, value, param, width, what, file, line);
+}
+
+int block_barrier(BarrierKind kind, int predicate, const char* what, const char* file, int line)
+{
+    return block_or_die(what).barrier(kind, predicate, what, file, line);
+}
+
+unsigned active_mask() { return block_or_die("__activemask()").active_mask(); }
+
+void yield_thread() { block_or_die("__nanosleep()").yield_thread(); }
+
+void trap(const char* what, const char* file, int line)
+{
+    block_or_die(what).fail_in_thread(std::string("the kernel called ") + what + " at " + where(file, line) + ".");
+}
+
+void shared_allocate(SharedSlot& slot, std::size_t bytes, std::size_t align, const char* name, const char* file, int line)
+{
+    block_or_die("a __shared__ declaration").allocate_shared(slot, bytes, align, name, file, line);
+}
+
+void* shared_dynamic_base(std::size_t align, const char*, int)
+{
+    return block_or_die("extern __shared__").dynamic_shared(align);
+}
+
+}  // namespace emu::detail

@@ -1,0 +1,58 @@
+// Internal interfaces of the CPU backend, shared by the block scheduler (block.cpp) and the
+// runtime API (runtime.cpp). Nothing here is seen by kernels or graders.
+#pragma once
+
+#include "cuda_runtime.h"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace emu::detail {
+
+/// The order in which a block's threads run between barriers.
+enum class Schedule { forward, reverse, random };
+const char* schedule_name(Schedule schedule);
+
+/// One kernel launch, as the worker thread runs it.
+struct LaunchState {
+    KernelSite site{};
+    dim3 grid;
+    dim3 block;
+    std::size_t dynamic_shared = 0;
+    std::unique_ptr<KernelBody> body;
+    std::uint64_t index = 0;   ///< launches so far in this process: picks the schedules
+};
+
+/// Why a launch failed: a report for the learner, and whether a GPU would have hung.
+struct KernelFailure {
+    std::string report;
+    bool deadlock = false;
+};
+
+/// Runs every block of @p launch on the calling thread (the device's worker).
+std::optional<KernelFailure> run_grid(const LaunchState& launch);
+
+/// For tests: run every block in @p schedule from now on (-1: back to the rotation, or to
+/// WORKBOOK_EMU_SCHEDULE). 0 forward, 1 reverse, 2 random.
+void set_schedule_override(int schedule);
+
+/// Largest dynamic shared memory any kernel was allowed (cudaFuncSetAttribute), for launch checks.
+std::size_t max_dynamic_shared_allowed();
+
+/// Limits of the emulated device (reported by cudaGetDeviceProperties, enforced by launches).
+inline constexpr std::size_t kSharedPerBlock = 48 * 1024;
+inline constexpr std::size_t kSharedPerBlockOptin = 232448;   // 227 KiB
+inline constexpr std::size_t kSharedPerSm = 233472;
+inline constexpr int kMaxThreadsPerSm = 2048;
+inline constexpr int kMaxBlocksPerSm = 32;
+inline constexpr int kSmCount = 16;
+
+/// A source position for messages: "exercises/02_reduce/3_x.cu:41" (paths shortened to the repository).
+std::string where(const char* file, int line);
+
+/// Called by the crash handler: a description of the CUDA thread running on this worker, if any.
+bool describe_running_thread(char* buffer, std::size_t size, const void* fault_address);
+
+}  // namespace emu::detail

@@ -1,0 +1,149 @@
+// Shared memory on the CPU backend: a per-block arena, poisoned at every block start, with red zones
+// that catch writes outside an array, and CUDA's size limits.
+#include "emu_test.hpp"
+
+#include <cstring>
+
+using emu_test::contains;
+using emu_test::DeviceArray;
+
+namespace {
+
+/// Reads its slot before anyone writes it, then writes it: every block must see the poison, never
+/// what the previous block left behind.
+__global__ void read_before_write(unsigned* out)
+{
+    __shared__ unsigned s[64];
+    out[blockIdx.x * 64 + threadIdx.x] = s[threadIdx.x];
+    s[threadIdx.x] = 12345u;
+}
+
+constexpr int kTileLine = __LINE__ + 3;
+__global__ void write_past_end(float* out, int index)
+{
+    __shared__ float tile[8][8];
+    tile[threadIdx.x / 8][threadIdx.x % 8] = 1.0f;
+    if (threadIdx.x == 0) (&tile[0][0])[index] = 2.0f;
+    __syncthreads();
+    out[threadIdx.x] = tile[threadIdx.x / 8][threadIdx.x % 8];
+}
+
+__global__ void dynamic_shared(float* out, int count, int extra)
+{
+    extern __shared__ float smem[];
+    for (int i = threadIdx.x; i < count + extra; i += blockDim.x) smem[i] = static_cast<float>(i);
+    __syncthreads();
+    for (int i = threadIdx.x; i < count; i += blockDim.x) out[i] = smem[count - 1 - i];
+}
+
+__global__ void two_arrays(float* out)
+{
+    __shared__ float a[32], b[32];
+    __shared__ alignas(16) unsigned char bytes[20];
+    a[threadIdx.x] = 1.0f;
+    b[threadIdx.x] = 2.0f;
+    if (threadIdx.x < 20) bytes[threadIdx.x] = 3;
+    __syncthreads();
+    out[threadIdx.x] = a[31 - threadIdx.x] + b[threadIdx.x] + bytes[threadIdx.x % 20] +
+                       ((reinterpret_cast<std::uintptr_t>(bytes) % 16 == 0) ? 100.0f : 0.0f);
+}
+
+template <int kN>
+__global__ void templated(float* out)
+{
+    __shared__ float s[kN][kN + 1];
+    s[threadIdx.y][threadIdx.x] = static_cast<float>(threadIdx.y * kN + threadIdx.x);
+    __syncthreads();
+    out[threadIdx.y * kN + threadIdx.x] = s[threadIdx.x][threadIdx.y];
+}
+
+__global__ void too_much_static(float* out)
+{
+    __shared__ float big[13000];   // 52 000 bytes: over the 48 KB of static shared memory
+    big[threadIdx.x] = 1.0f;
+    out[threadIdx.x] = big[threadIdx.x];
+}
+
+}  // namespace
+
+TEST_CASE("shared memory starts as poison in every block", "[emu][shared]")
+{
+    DeviceArray<unsigned> out(3 * 64);
+    read_before_write<<<3, 64>>>(out.data);
+    REQUIRE(emu_test::finish().ok());
+    for (unsigned v : out.download()) CHECK(v == 0xffffffffu);
+}
+
+TEST_CASE("a write past the end of a shared array is reported with the array's name and line", "[emu][shared]")
+{
+    DeviceArray<float> out(64);
+    write_past_end<<<1, 64>>>(out.data, 64);   // one past the end of 8 x 8
+    const auto outcome = emu_test::finish();
+    CHECK(outcome.error == cudaErrorLaunchFailure);
+    CHECK(contains(outcome.report, "past the end of the shared array `tile`"));
+    CHECK(contains(outcome.report, "test_shared.cu:" + std::to_string(kTileLine)));
+    CHECK(contains(outcome.report, "__syncthreads()"));
+}
+
+TEST_CASE("a write before the start of a shared array is reported", "[emu][shared]")
+{
+    DeviceArray<float> out(64);
+    write_past_end<<<1, 64>>>(out.data, -3);
+    const auto outcome = emu_test::finish();
+    CHECK(outcome.error == cudaErrorLaunchFailure);
+    CHECK(contains(outcome.report, "before the start of the shared array `tile`"));
+}
+
+TEST_CASE("extern __shared__ is the launch's dynamic shared memory, fenced too", "[emu][shared]")
+{
+    DeviceArray<float> out(1000);
+    dynamic_shared<<<1, 128, 1000 * sizeof(float)>>>(out.data, 1000, 0);
+    REQUIRE(emu_test::finish().ok());
+    const auto h = out.download();
+    for (int i = 0; i < 1000; ++i) CHECK(h[i] == static_cast<float>(999 - i));
+
+    dynamic_shared<<<1, 128, 1000 * sizeof(float)>>>(out.data, 1000, 4);
+    const auto outcome = emu_test::finish();
+    CHECK(outcome.error == cudaErrorLaunchFailure);
+    CHECK(contains(outcome.report, "dynamic shared memory"));
+}
+
+TEST_CASE("several arrays, alignment and template-dependent sizes", "[emu][shared]")
+{
+    DeviceArray<float> out(32);
+    two_arrays<<<2, 32>>>(out.data);
+    REQUIRE(emu_test::finish().ok());
+    for (float v : out.download()) CHECK(v == 106.0f);
+
+    DeviceArray<float> t(16 * 16);
+    templated<16><<<1, dim3(16, 16)>>>(t.data);
+    REQUIRE(emu_test::finish().ok());
+    const auto h = t.download();
+    for (int y = 0; y < 16; ++y) {
+        for (int x = 0; x < 16; ++x) CHECK(h[y * 16 + x] == static_cast<float>(x * 16 + y));
+    }
+}
+
+TEST_CASE("shared memory limits are the GPU's", "[emu][shared]")
+{
+    DeviceArray<float> out(64);
+    too_much_static<<<1, 64>>>(out.data);
+    auto outcome = emu_test::finish();
+    CHECK(outcome.error == cudaErrorLaunchFailure);
+    CHECK(contains(outcome.report, "48 KB"));
+
+    // More than 48 KB of dynamic shared memory needs the kernel's permission first.
+    const int count = 20000;   // 80 000 bytes
+    DeviceArray<float> big(count);
+    dynamic_shared<<<1, 256, count * sizeof(float)>>>(big.data, count, 0);
+    outcome = emu_test::finish();
+    CHECK(outcome.error == cudaErrorInvalidValue);
+    CHECK(contains(outcome.report, "cudaFuncSetAttribute"));
+    REQUIRE(cudaFuncSetAttribute(dynamic_shared, cudaFuncAttributeMaxDynamicSharedMemorySize, count * 4) == cudaSuccess);
+    dynamic_shared<<<1, 256, count * sizeof(float)>>>(big.data, count, 0);
+    REQUIRE(emu_test::finish().ok());
+    CHECK(big.download()[0] == static_cast<float>(count - 1));
+
+    dynamic_shared<<<1, 256, 300 * 1024>>>(big.data, count, 0);   // beyond any GPU's limit
+    CHECK(emu_test::finish().error == cudaErrorInvalidValue);
+}
