@@ -3,6 +3,7 @@
 
 BUILD     ?= build
 CUDA_ARCH ?=
+BACKEND   ?=
 PYTHON    ?= python3
 GENERATOR := $(shell command -v ninja >/dev/null 2>&1 && echo Ninja || echo "Unix Makefiles")
 JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
@@ -41,13 +42,16 @@ help:
 	@echo "  make plot-chapter N      chapter N's make bench results as a bar chart: build/plots/ (matplotlib)"
 	@echo ""
 	@echo "  Options: CUDA_ARCH=90 builds for that compute capability (default: this machine's GPU)."
+	@echo "           BACKEND=cpu runs the kernels on the CPU emulator: correctness only, no GPU needed"
+	@echo "           (docs/emulation.md; set it on a fresh build folder, e.g. after make clean)."
 
 $(BUILD)/CMakeCache.txt:
 	@command -v cmake >/dev/null 2>&1 || { echo "CMake was not found: install it (Debian/Ubuntu: sudo apt-get install cmake)."; exit 1; }
-	cmake -S . -B $(BUILD) -G "$(GENERATOR)" $(if $(CUDA_ARCH),-DWORKBOOK_CUDA_ARCH=$(CUDA_ARCH))
+	cmake -S . -B $(BUILD) -G "$(GENERATOR)" $(if $(CUDA_ARCH),-DWORKBOOK_CUDA_ARCH=$(CUDA_ARCH)) $(if $(BACKEND),-DWORKBOOK_BACKEND=$(BACKEND))
 
 configure: $(BUILD)/CMakeCache.txt
 	@$(if $(CUDA_ARCH),cmake -S . -B $(BUILD) -DWORKBOOK_CUDA_ARCH=$(CUDA_ARCH) >/dev/null,true)
+	@$(if $(BACKEND),cmake -S . -B $(BUILD) -DWORKBOOK_BACKEND=$(BACKEND) >/dev/null,true)
 
 define need_chapter
 	@if [ -z "$(CH)" ]; then echo "Say which chapter, e.g. make $(1) 2 (chapters: 1 to 7, see make chapters)."; exit 2; fi
@@ -72,7 +76,7 @@ chapters:
 
 test: configure
 	cmake --build $(BUILD) -j $(JOBS)
-	ctest --test-dir $(BUILD) --output-on-failure -LE "skeletons|catalog"
+	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) -LE "skeletons|catalog"
 
 # The graders' own test (docs/grading.md): builds the catalog of known-wrong kernels too
 # (WORKBOOK_CATALOG=ON, remembered in the build folder), runs the harness's CPU tests, then

@@ -111,6 +111,7 @@ ${rows}};
       target_compile_options(${prefix}_${track} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-diag-suppress=177>)
     endif()
     target_link_libraries(${prefix}_${track} PUBLIC workbook_device)
+    workbook_emulated_target(${prefix}_${track})
   endforeach()
   # Optional "link_libraries": ["CUDA::cublas", ...] in stages.json: libraries that the support code
   # (a library baseline) needs. They are linked to chNN_support only, never to the learner's stages.
@@ -120,6 +121,9 @@ ${rows}};
     math(EXPR link_last "${link_count} - 1")
     foreach(j RANGE ${link_last})
       workbook_json_get(library "${json}" link_libraries ${j})
+      if(WORKBOOK_EMULATED AND library MATCHES "^CUDA::")
+        continue()   # the CPU backend has small stand-ins for the library baselines (emu/include)
+      endif()
       if(NOT TARGET ${library})
         message(FATAL_ERROR "chapters/${chapter_dir}/stages.json links ${library}, which is not a known target "
                             "(CUDA Toolkit libraries are named CUDA::cublas, CUDA::curand, ...).")
@@ -131,6 +135,7 @@ ${rows}};
     add_library(${prefix}_support STATIC ${support_sources})
     target_include_directories(${prefix}_support PRIVATE "${CMAKE_SOURCE_DIR}/chapters" "${gen}")
     target_link_libraries(${prefix}_support PUBLIC workbook_device ${support_libraries})
+    workbook_emulated_target(${prefix}_support)
   elseif(support_libraries)
     message(FATAL_ERROR "chapters/${chapter_dir}/stages.json names link_libraries but the chapter has no "
                         "support code (*.cu beside grade.cpp) to link them to.")
@@ -155,21 +160,29 @@ ${rows}};
     if(support_sources)
       target_link_libraries(${grader} PRIVATE ${prefix}_support)
     endif()
-    set_target_properties(${grader} PROPERTIES LINKER_LANGUAGE CUDA
+    set_target_properties(${grader} PROPERTIES LINKER_LANGUAGE ${WORKBOOK_LINKER_LANGUAGE}
                           RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/bin")
   endforeach()
   add_custom_target(${prefix} DEPENDS ${prefix}_grade_exercises)
 
   # One ctest test per stage. Without a GPU the grader prints WORKBOOK-SKIP and ctest reports "skipped".
+  # On the CPU backend the graders check correctness on the CPU instead; with nothing to time, the
+  # stages need not run one at a time.
+  set(where_label gpu)
+  set(serial TRUE)
+  if(WORKBOOK_EMULATED)
+    set(where_label emulated)
+    set(serial FALSE)
+  endif()
   foreach(id IN LISTS stage_ids)
     add_test(NAME ${prefix}.solutions.stage${id} COMMAND ${prefix}_grade_solutions "[stage${id}]")
     set_tests_properties(${prefix}.solutions.stage${id} PROPERTIES
-      LABELS "gpu;solutions;${prefix}" TIMEOUT ${WORKBOOK_STAGE_TIMEOUT} RUN_SERIAL TRUE
+      LABELS "${where_label};solutions;${prefix}" TIMEOUT ${WORKBOOK_STAGE_TIMEOUT} RUN_SERIAL ${serial}
       SKIP_REGULAR_EXPRESSION "WORKBOOK-SKIP")
     # The skeleton check: an untouched exercise must report "not implemented yet" (make selfcheck).
     add_test(NAME ${prefix}.skeletons.stage${id} COMMAND ${prefix}_grade_exercises "[stage${id}]")
     set_tests_properties(${prefix}.skeletons.stage${id} PROPERTIES
-      LABELS "gpu;skeletons;${prefix}" TIMEOUT ${WORKBOOK_STAGE_TIMEOUT} RUN_SERIAL TRUE
+      LABELS "${where_label};skeletons;${prefix}" TIMEOUT ${WORKBOOK_STAGE_TIMEOUT} RUN_SERIAL ${serial}
       SKIP_REGULAR_EXPRESSION "WORKBOOK-SKIP"
       PASS_REGULAR_EXPRESSION "WORKBOOK-RESULT .*\"status\": \"not-implemented\"")
   endforeach()

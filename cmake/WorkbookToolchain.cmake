@@ -1,6 +1,9 @@
 # Finds the tools the workbook needs. Every missing tool stops configuration with one sentence that
 # says what to install; nothing here touches the GPU beyond asking nvidia-smi what it is.
 
+include(WorkbookBackend)     # WORKBOOK_BACKEND: an NVIDIA GPU (nvcc), or the CPU emulator in emu/
+
+if(NOT WORKBOOK_EMULATED)
 # --- nvcc ------------------------------------------------------------------------------------------
 include(CheckLanguage)
 if(NOT CMAKE_CUDA_COMPILER AND NOT DEFINED ENV{CUDACXX} AND EXISTS "/usr/local/cuda/bin/nvcc")
@@ -71,6 +74,18 @@ find_package(CUDAToolkit REQUIRED)
 # Line info lets compute-sanitizer and the profilers point at source lines; it does not slow kernels.
 set(CMAKE_CUDA_FLAGS "${CMAKE_CUDA_FLAGS} -lineinfo")
 set(WORKBOOK_CUDA_WARNINGS -Xcompiler=-Wall)
+set(WORKBOOK_CUDA_RUNTIME CUDA::cudart)
+else()
+# --- the CPU backend: g++ and Boost.Context instead of nvcc and a GPU --------------------------------
+find_package(Boost 1.66 QUIET CONFIG COMPONENTS context)
+if(NOT Boost_FOUND OR NOT TARGET Boost::context)
+  message(FATAL_ERROR
+    "The CPU backend needs Boost.Context: install it with `sudo apt-get install libboost-context-dev` "
+    "(Debian/Ubuntu), or use an NVIDIA GPU with -DWORKBOOK_BACKEND=cuda.")
+endif()
+set(WORKBOOK_CUDA_WARNINGS "")
+set(WORKBOOK_CUDA_RUNTIME emu_runtime)
+endif()
 
 # --- Catch2, v3 (Ubuntu 24.04 and newer) or v2 (Debian 12) ------------------------------------------
 find_package(Catch2 3 QUIET CONFIG)
@@ -87,7 +102,11 @@ if(NOT Catch2_FOUND)
     "Catch2 (the test framework of the graders) was not found: install it with "
     "`sudo apt-get install catch2` (Debian/Ubuntu), or pass -DCatch2_DIR=<folder with Catch2Config.cmake>.")
 endif()
-message(STATUS "Workbook: Catch2 ${Catch2_VERSION}, nvcc ${CMAKE_CUDA_COMPILER_VERSION}")
+if(WORKBOOK_EMULATED)
+  message(STATUS "Workbook: Catch2 ${Catch2_VERSION}, Boost.Context ${Boost_VERSION}, ${CMAKE_CXX_COMPILER_ID} ${CMAKE_CXX_COMPILER_VERSION}")
+else()
+  message(STATUS "Workbook: Catch2 ${Catch2_VERSION}, nvcc ${CMAKE_CUDA_COMPILER_VERSION}")
+endif()
 
 # --- Python, for the learner's tools (check-chapter table, progress, hints) -----------------------
 find_package(Python3 COMPONENTS Interpreter QUIET)

@@ -1,0 +1,77 @@
+# Where the kernels run: on an NVIDIA GPU (the CUDA backend, nvcc) or on the CPU (the emulator in
+# emu/, g++ and Boost.Context: correctness only, no timing).
+#
+#   -DWORKBOOK_BACKEND=auto   (default) cuda when nvidia-smi finds a GPU, or when WORKBOOK_CUDA_ARCH is
+#                             given; cpu otherwise. The choice is kept for the life of the build folder.
+#   -DWORKBOOK_BACKEND=cuda   always compile with nvcc for a GPU (what a machine with a GPU uses)
+#   -DWORKBOOK_BACKEND=cpu    always use the CPU emulator (no CUDA Toolkit needed)
+#
+# Sets WORKBOOK_EMULATED (ON for the CPU backend) and defines workbook_emulated_target(), which the
+# chapter and harness targets call; it does nothing for the CUDA backend.
+set(WORKBOOK_BACKEND "auto" CACHE STRING "Where kernels run: auto, cuda (an NVIDIA GPU) or cpu (the emulator)")
+set_property(CACHE WORKBOOK_BACKEND PROPERTY STRINGS auto cuda cpu)
+
+if(WORKBOOK_BACKEND STREQUAL "cuda" OR WORKBOOK_BACKEND STREQUAL "cpu")
+  set(backend "${WORKBOOK_BACKEND}")
+  set(backend_reason "chosen with WORKBOOK_BACKEND")
+elseif(WORKBOOK_BACKEND STREQUAL "auto")
+  if(WORKBOOK_BACKEND_CHOSEN)
+    set(backend "${WORKBOOK_BACKEND_CHOSEN}")
+    set(backend_reason "chosen when this build folder was first configured")
+  elseif(WORKBOOK_CUDA_ARCH)
+    set(backend cuda)
+    set(backend_reason "WORKBOOK_CUDA_ARCH asks for a GPU architecture")
+  elseif(CMAKE_CUDA_COMPILER AND CMAKE_CUDA_ARCHITECTURES)
+    set(backend cuda)
+    set(backend_reason "this build folder was configured for CUDA before; `make clean` to let it choose again")
+  else()
+    # Until every chapter passes in emulation, auto keeps the CUDA backend: -DWORKBOOK_BACKEND=cpu opts in.
+    set(backend cuda)
+    set(backend_reason "the default until the CPU backend covers every chapter")
+  endif()
+  if(FALSE)
+    set(backend cpu)
+    set(backend_reason "no NVIDIA GPU found")
+    find_program(WORKBOOK_NVIDIA_SMI nvidia-smi)
+    if(WORKBOOK_NVIDIA_SMI)
+      execute_process(COMMAND "${WORKBOOK_NVIDIA_SMI}" --query-gpu=name --format=csv,noheader
+                      OUTPUT_VARIABLE smi_gpus RESULT_VARIABLE smi_rc ERROR_QUIET
+                      OUTPUT_STRIP_TRAILING_WHITESPACE TIMEOUT 20)
+      if(smi_rc EQUAL 0 AND NOT smi_gpus STREQUAL "")
+        set(backend cuda)
+        set(backend_reason "nvidia-smi found a GPU")
+      endif()
+    endif()
+  endif()
+else()
+  message(FATAL_ERROR "WORKBOOK_BACKEND='${WORKBOOK_BACKEND}' is not one of auto, cuda, cpu.")
+endif()
+set(WORKBOOK_BACKEND_CHOSEN "${backend}" CACHE INTERNAL "The backend this build folder uses")
+
+if(backend STREQUAL "cpu")
+  set(WORKBOOK_EMULATED ON)
+  set(WORKBOOK_LINKER_LANGUAGE CXX)
+  message(STATUS "Workbook: kernels run on the CPU emulator (${backend_reason}): correctness only, speed needs a GPU")
+else()
+  set(WORKBOOK_EMULATED OFF)
+  set(WORKBOOK_LINKER_LANGUAGE CUDA)
+endif()
+
+# Compiles the .cu sources of <target> for the CPU backend: as C++, through the emulator's rewrite
+# step (emu/tools/emu_cc.cpp), with the emulator's cuda_runtime.h included first, as nvcc includes
+# the real one. Warnings that nvcc does not give for device code are left out.
+function(workbook_emulated_target target)
+  if(NOT WORKBOOK_EMULATED)
+    return()
+  endif()
+  get_target_property(sources ${target} SOURCES)
+  foreach(source IN LISTS sources)
+    if(source MATCHES "\\.cu$")
+      set_source_files_properties(${source} PROPERTIES LANGUAGE CXX COMPILE_OPTIONS
+        "-include;${CMAKE_SOURCE_DIR}/emu/include/cuda_runtime.h;-Wno-sign-compare;-Wno-unknown-pragmas;-Wno-unused-function;-Wno-unused-parameter;-Wno-unused-variable;-Wno-unused-but-set-variable")
+    endif()
+  endforeach()
+  set_target_properties(${target} PROPERTIES CXX_COMPILER_LAUNCHER "${CMAKE_BINARY_DIR}/bin/emu-cc")
+  target_compile_options(${target} PRIVATE -fno-strict-aliasing)
+  add_dependencies(${target} emu-cc)
+endfunction()
