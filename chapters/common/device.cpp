@@ -8,6 +8,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstdlib>
 
 namespace wb {
 
@@ -52,6 +53,24 @@ std::string probe_gpu()
 }
 
 }  // namespace
+
+bool emulated()
+{
+#if WORKBOOK_EMULATED
+    return true;
+#else
+    return false;
+#endif
+}
+
+std::string timing_unavailable_reason()
+{
+    if (emulated()) return "emulated on the CPU: correctness only, speed needs a GPU";
+    if (const char* only = std::getenv("WORKBOOK_CORRECTNESS_ONLY"); only && *only && *only != '0') {
+        return "WORKBOOK_CORRECTNESS_ONLY is set";
+    }
+    return "";
+}
 
 const std::string& gpu_unavailable_reason()
 {

@@ -23,6 +23,15 @@ struct DeviceInfo {
 /// Never throws; safe to call when there is no driver at all.
 const std::string& gpu_unavailable_reason();
 
+/// True when this build runs the kernels on the CPU emulator (WORKBOOK_BACKEND=cpu, see the
+/// emulation page): results are checked, nothing is timed.
+bool emulated();
+
+/// Empty when speed can be measured here; otherwise why not, as a phrase ("emulated on the CPU: ...",
+/// or WORKBOOK_CORRECTNESS_ONLY being set). Graders ask Stage::measures_speed() before they allocate
+/// their large timing inputs.
+std::string timing_unavailable_reason();
+
 /// The GPU's properties. Only call when gpu_unavailable_reason() is empty.
 const DeviceInfo& device_info();
 

@@ -3,6 +3,10 @@
 #include "common/cuda_check.hpp"
 #include "common/primitives.cuh"
 
+#if WORKBOOK_EMULATED
+#include "emu/library_support.hpp"
+#endif
+
 namespace wb {
 
 namespace {
@@ -30,6 +34,17 @@ template <typename T>
 void fill(T* data, std::int64_t n, std::uint64_t seed, float lo, float hi, cudaStream_t stream)
 {
     if (n <= 0) return;
+#if WORKBOOK_EMULATED
+    // On the CPU backend the same values come from a plain loop: emulating a kernel over the large
+    // timing inputs would take minutes.
+    WB_CUDA_CHECK(emu::detail::submit_device_work(stream, [=] {
+        for (std::int64_t i = 0; i < n; ++i) {
+            const float unit = static_cast<float>(mix64(seed ^ static_cast<std::uint64_t>(i)) >> 40) * 0x1.0p-24f;
+            data[i] = static_cast<T>(lo + (hi - lo) * unit);
+        }
+    }));
+    return;
+#endif
     const int threads = 256;
     const int blocks = static_cast<int>(std::min<std::int64_t>(ceil_div<std::int64_t>(n, threads), 65536));
     fill_uniform_kernel<<<blocks, threads, 0, stream>>>(data, n, seed, lo, hi);

@@ -49,6 +49,10 @@ namespace wb {
 /// For `make bench` test cases: false (and a WORKBOOK-SKIP line) when there is no usable GPU.
 inline bool bench_can_run()
 {
+    if (emulated()) {
+        std::printf("WORKBOOK-SKIP: benchmarks need an NVIDIA GPU; this build runs kernels on the CPU emulator.\n");
+        return false;
+    }
     const std::string& unavailable = gpu_unavailable_reason();
     if (unavailable.empty()) return true;
     std::printf("WORKBOOK-SKIP: %s.\n", unavailable.c_str());

@@ -65,6 +65,14 @@ bool is_launch_configuration_error(cudaError_t code)
 
 StageFailure failure_from_cuda(const CudaError& error, int chapter)
 {
+#if WORKBOOK_EMULATED
+    // The CPU emulator knows more than the error code: the kernel, the block and thread, the lines.
+    if (const std::string report = emu::last_fault_report(error.code()); !report.empty()) {
+        if (is_launch_configuration_error(error.code())) return {Status::crashed, "your launch was rejected: " + report};
+        return {emu::last_fault_is_deadlock() ? Status::hung : Status::crashed,
+                "the CPU emulator stopped your kernel: " + report};
+    }
+#endif
     if (is_launch_configuration_error(error.code())) {
         return {Status::crashed, std::string("your launch was rejected: ") + error.what() +
                                      ".\n  likely cause: more than 1024 threads per block, a grid or block of "
@@ -244,13 +252,19 @@ void Stage::check_stream_use(const Launch& launch)
     if (const std::optional<StageFailure> failure = stream_probe_verdict(error, nodes)) throw *failure;
 }
 
+bool Stage::measures_speed()
+{
+    const std::string reason = timing_unavailable_reason();
+    if (reason.empty()) return true;
+    if (!speed_reason_printed_) std::printf("  speed not measured: %s\n", reason.c_str());
+    speed_reason_printed_ = true;
+    return false;
+}
+
 void Stage::check_speed(const SpeedCase& speed)
 {
     end_of_correctness();
-    if (const char* only = std::getenv("WORKBOOK_CORRECTNESS_ONLY"); only && *only && *only != '0') {
-        std::printf("  speed not measured (WORKBOOK_CORRECTNESS_ONLY is set)\n");
-        return;
-    }
+    if (!measures_speed()) return;
     check_stream_use(speed.candidate);
     const double copy_gbps = copy_bandwidth_gbps();
     const bool has_target = info_.speedup_target > 0.0 && speed.previous_reference;
@@ -361,6 +375,10 @@ StageVerdict run_stage(const GraderContext& context, const StageInfo& info, cons
         std::printf("GPU: %s (compute capability %d.%d, %d SMs)\n", gpu.name.c_str(), gpu.cc_major, gpu.cc_minor,
                     gpu.sm_count);
         Stage stage(context, info);
+        if (emulated()) {
+            std::printf("emulated on the CPU: correctness only, speed needs a GPU\n");
+            stage.extra_fields_ += ", \"emulated\": true";
+        }
         try {
             body(stage);
             stage.end_of_correctness();

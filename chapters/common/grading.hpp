@@ -113,6 +113,11 @@ public:
     /// the recheck, the implausible-speed test, the speed rule.
     void check_speed(const SpeedCase& speed);
 
+    /// False (after printing why, once) when speed cannot be measured here: on the CPU emulator or with
+    /// WORKBOOK_CORRECTNESS_ONLY. Graders call it before allocating and filling their timing inputs;
+    /// check_speed() asks it too.
+    bool measures_speed();
+
     /// Calls @p launch once while the stage's stream is captured into a CUDA graph (nothing runs on it)
     /// and fails the stage when the launcher put no work on that stream: a kernel launched on the
     /// default stream or on a stream of its own is neither ordered with the grader's work nor timed.
@@ -131,6 +136,7 @@ private:
     std::string extra_fields_;
     UnwrittenOutputs unwritten_;
     bool rechecking_ = false;
+    bool speed_reason_printed_ = false;
 };
 
 /// Runs @p body for one stage and prints its verdict; returns the status and message.

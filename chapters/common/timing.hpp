@@ -49,7 +49,7 @@ double median_ms(cudaStream_t stream, const Launch& launch, TimingPlan plan = {}
 std::vector<double> interleaved_median_ms(cudaStream_t stream, const std::vector<Launch>& launches,
                                           TimingPlan plan = {});
 
-/// Waits for @p stream, but gives up after WORKBOOK_KERNEL_TIMEOUT seconds (default 30) and
+/// Waits for @p stream, but gives up after WORKBOOK_KERNEL_TIMEOUT seconds (default 30, 120 on the CPU emulator) and
 /// reports a hang instead of waiting forever (throws HangError).
 void synchronize_with_timeout(cudaStream_t stream);
 
