@@ -1,10 +1,10 @@
 // Catalog, chapter 4, stage 3: the variance as (sum of squares - sum^2 / n) / n, in float.
-// expect: wrong "values near 1e4 with a spread of 1"
+// expect: wrong "the mean is right but the variance is not"
 //
 // Stage 3's lesson is a variance without cancellation; this one keeps the one-pass textbook formula.
 // For rows near 1e4 with a spread of 1 the sum of squares is about 1e8 per element, where floats are
-// 8 apart, and the variance (about 1/3) drowns in rounding. Ordinary rows pass; the grader, which only
-// shows this case for stage 2, must fail it here, naming the input.
+// 8 apart, and the variance (about 1/3) drowns in rounding; random rows whose mean is large next to
+// their spread fail the same way, often first. The grader must fail it and name cancellation.
 #include "04_layernorm/stages.cuh"
 #include "common/primitives.cuh"
 

@@ -167,6 +167,15 @@ void expect(wb::Stage& stage, const Outcome& out, const std::string& label)
                                        "Write mean[row] and rstd[row] once per row (one lane or thread of its group)."};
         }
     }
+    if (!out.rstd.ok && out.mean.ok && out.rstd.untouched == 0) {
+        // The mean is right and the variance is not: the y values of a row are then all off by the
+        // same factor, which the generic diagnosis would call a scale factor. Name the real cause.
+        throw wb::StageFailure{wb::Status::wrong,
+                               "wrong result for " + label + ": rstd (index = row): " + out.rstd.message +
+                                   "\n  likely cause: the mean is right but the variance is not. E[x^2] - E[x]^2 "
+                                   "cancels when the values are large next to their spread (its two terms agree in "
+                                   "most of their digits); use Welford's update or a second pass over (x - mean)."};
+    }
     if (!out.y.ok) stage.expect(out.y, label + ": y");
     if (!out.mean.ok) stage.expect(out.mean, label + ": mean (index = row)");
     if (!out.rstd.ok) stage.expect(out.rstd, label + ": rstd (index = row)");
