@@ -6,6 +6,8 @@
 /// in a mask must execute the same `*_sync` call, and no code relies on warps running in lock-step.
 #pragma once
 
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -23,6 +25,38 @@ template <typename T>
 __host__ __device__ constexpr T ceil_div(T a, T b)
 {
     return (a + b - 1) / b;
+}
+
+/// @p kPack consecutive elements of type T, aligned so that one load or store moves them all
+/// (4 floats or 8 halves = 16 bytes, the widest access a thread can make).
+/// `*reinterpret_cast<const Pack<float, 4>*>(p)` compiles to one 16-byte load when p is 16-byte aligned.
+template <typename T, int kPack>
+struct alignas(sizeof(T) * kPack) Pack {
+    T v[kPack];
+};
+
+/// Loads and stores of 16-bit types compute in float: to_float after loading, from_float<T> once
+/// when storing (one rounding per output).
+__device__ __forceinline__ float to_float(float v) { return v; }
+__device__ __forceinline__ float to_float(__half v) { return __half2float(v); }
+__device__ __forceinline__ float to_float(__nv_bfloat16 v) { return __bfloat162float(v); }
+
+template <typename T>
+__device__ __forceinline__ T from_float(float v);
+template <>
+__device__ __forceinline__ float from_float<float>(float v)
+{
+    return v;
+}
+template <>
+__device__ __forceinline__ __half from_float<__half>(float v)
+{
+    return __float2half_rn(v);
+}
+template <>
+__device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float v)
+{
+    return __float2bfloat16_rn(v);
 }
 
 /// The sum of @p value over the lanes of a group of @p width consecutive lanes (a power of two

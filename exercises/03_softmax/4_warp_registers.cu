@@ -16,11 +16,8 @@ namespace {
 constexpr int kThreads = 128;
 constexpr int kRowsPerBlock = kThreads / wb::kWarpSize;
 
-/// kPack consecutive floats moved as one access (8 or 16 bytes for kPack = 2 or 4).
 template <int kPack>
-struct alignas(sizeof(float) * kPack) Pack {
-    float v[kPack];
-};
+using Pack = wb::Pack<float, kPack>;   // kPack floats moved as one access (common/primitives.cuh)
 
 /// Lane l owns the packs at columns (p * 32 + l) * kPack, p = 0 .. kColsPerLane / kPack - 1:
 /// consecutive lanes read consecutive packs, so every warp load is coalesced.

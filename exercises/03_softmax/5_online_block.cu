@@ -15,9 +15,7 @@ constexpr int kThreads = 256;
 constexpr int kWarps = kThreads / wb::kWarpSize;
 
 template <int kPack>
-struct alignas(sizeof(float) * kPack) Pack {
-    float v[kPack];
-};
+using Pack = wb::Pack<float, kPack>;   // kPack floats moved as one access (common/primitives.cuh)
 
 /// A partial softmax: the largest value seen, m, and s = sum of exp(x - m) over the values seen.
 /// The empty pair is {-inf, 0}.

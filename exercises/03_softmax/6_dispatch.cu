@@ -18,26 +18,10 @@ constexpr int kWarpMaxCols = 2048;
 constexpr int kWarpPathThreads = 128;   // threads per block of the warp path
 constexpr int kUncachedThreads = 512;   // threads per block of the online (uncached) path
 
-/// kPack consecutive elements moved as one access.
-template <typename T, int kPack>
-struct alignas(sizeof(T) * kPack) Pack {
-    T v[kPack];
-};
+using wb::Pack;   // kPack elements moved as one access (common/primitives.cuh)
 
-__device__ __forceinline__ float to_float(float v) { return v; }
-__device__ __forceinline__ float to_float(__half v) { return __half2float(v); }
-template <typename T>
-__device__ __forceinline__ T from_float(float v);
-template <>
-__device__ __forceinline__ float from_float<float>(float v)
-{
-    return v;
-}
-template <>
-__device__ __forceinline__ __half from_float<__half>(float v)
-{
-    return __float2half_rn(v);
-}
+using wb::from_float;
+using wb::to_float;
 
 /// The row statistic the output needs: 1 / sum for softmax, log(sum) for log-softmax.
 template <Op op>

@@ -17,9 +17,7 @@ constexpr int kThreads = 128;
 constexpr int kRowsPerBlock = kThreads / wb::kWarpSize;
 
 template <int kPack>
-struct alignas(sizeof(float) * kPack) Pack {
-    float v[kPack];
-};
+using Pack = wb::Pack<float, kPack>;   // kPack floats moved as one access (common/primitives.cuh)
 
 template <int kPack, int kColsPerLane>
 __global__ void __launch_bounds__(kThreads)

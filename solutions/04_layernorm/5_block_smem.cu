@@ -15,9 +15,7 @@ namespace {
 constexpr int kThreads = 256;
 
 template <int kPack>
-struct alignas(sizeof(float) * kPack) Pack {
-    float v[kPack];
-};
+using Pack = wb::Pack<float, kPack>;   // kPack floats moved as one access (common/primitives.cuh)
 
 template <int kPack>
 __global__ void __launch_bounds__(kThreads)

@@ -21,31 +21,10 @@ constexpr int kWarpMaxCols = 2048;
 constexpr int kWarpPathThreads = 128;   // threads per block of the warp path
 constexpr int kUncachedThreads = 512;   // threads per block of the uncached path
 
-template <typename T, int kPack>
-struct alignas(sizeof(T) * kPack) Pack {
-    T v[kPack];
-};
+using wb::Pack;   // kPack elements moved as one access (common/primitives.cuh)
 
-__device__ __forceinline__ float to_float(float v) { return v; }
-__device__ __forceinline__ float to_float(__half v) { return __half2float(v); }
-__device__ __forceinline__ float to_float(__nv_bfloat16 v) { return __bfloat162float(v); }
-template <typename T>
-__device__ __forceinline__ T from_float(float v);
-template <>
-__device__ __forceinline__ float from_float<float>(float v)
-{
-    return v;
-}
-template <>
-__device__ __forceinline__ __half from_float<__half>(float v)
-{
-    return __float2half_rn(v);
-}
-template <>
-__device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float v)
-{
-    return __float2bfloat16_rn(v);
-}
+using wb::from_float;
+using wb::to_float;
 
 /// y for one pack: (v - mean) * rstd * gamma + beta, rounded once to T.
 template <typename T, int kPack>
