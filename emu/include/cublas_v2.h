@@ -7,6 +7,9 @@
 #include "cuda_runtime.h"
 #include "emu/library_support.hpp"
 
+#include <algorithm>
+#include <vector>
+
 typedef enum {
     CUBLAS_STATUS_SUCCESS = 0,
     CUBLAS_STATUS_NOT_INITIALIZED = 1,
@@ -93,21 +96,26 @@ inline cublasStatus_t cublasSgemm(cublasHandle_t handle, cublasOperation_t trans
 {
     if (!handle) return CUBLAS_STATUS_NOT_INITIALIZED;
     if (m < 0 || n < 0 || k < 0 || ldc < (m > 1 ? m : 1)) return CUBLAS_STATUS_INVALID_VALUE;
-    const float a = *alpha, b = *beta;
+    const float a = *alpha, b_scale = *beta;
+    const bool beta_is_zero = b_scale == 0.0f;
     const cudaError_t err = emu::detail::submit_device_work(handle->stream, [=] {
-        auto at = [&](int i, int p) {
-            return transa == CUBLAS_OP_N ? A[static_cast<long long>(p) * lda + i] : A[static_cast<long long>(i) * lda + p];
-        };
-        auto bt = [&](int p, int j) {
-            return transb == CUBLAS_OP_N ? B[static_cast<long long>(j) * ldb + p] : B[static_cast<long long>(p) * ldb + j];
-        };
+        // Column by column of C, the inner loop running down a column of A: contiguous when A is not
+        // transposed (the case of the row-major wrappers). Each element sums over p in order, in float.
+        std::vector<float> column(static_cast<std::size_t>(m));
         for (int j = 0; j < n; ++j) {
-            for (int i = 0; i < m; ++i) {
-                float sum = 0.0f;
-                for (int p = 0; p < k; ++p) sum += at(i, p) * bt(p, j);
-                float& out = C[static_cast<long long>(j) * ldc + i];
-                out = b == 0.0f ? a * sum : a * sum + b * out;
+            std::fill(column.begin(), column.end(), 0.0f);
+            for (int p = 0; p < k; ++p) {
+                const float b = transb == CUBLAS_OP_N ? B[static_cast<long long>(j) * ldb + p]
+                                                      : B[static_cast<long long>(p) * ldb + j];
+                if (transa == CUBLAS_OP_N) {
+                    const float* a_column = A + static_cast<long long>(p) * lda;
+                    for (int i = 0; i < m; ++i) column[i] += a_column[i] * b;
+                } else {
+                    for (int i = 0; i < m; ++i) column[i] += A[static_cast<long long>(i) * lda + p] * b;
+                }
             }
+            float* out = C + static_cast<long long>(j) * ldc;
+            for (int i = 0; i < m; ++i) out[i] = beta_is_zero ? a * column[i] : a * column[i] + b_scale * out[i];
         }
     });
     return err == cudaSuccess ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_EXECUTION_FAILED;

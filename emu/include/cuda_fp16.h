@@ -114,7 +114,12 @@ inline __half hexp(__half a) { return emu::detail::d2h(std::exp(emu::detail::h2d
 inline __half hlog(__half a) { return emu::detail::d2h(std::log(emu::detail::h2d(a))); }
 inline __half hsqrt(__half a) { return emu::detail::d2h(std::sqrt(emu::detail::h2d(a))); }
 inline __half hrsqrt(__half a) { return emu::detail::d2h(1.0 / std::sqrt(emu::detail::h2d(a))); }
+inline __half hrcp(__half a) { return emu::detail::d2h(1.0 / emu::detail::h2d(a)); }
+inline __half hlog2(__half a) { return emu::detail::d2h(std::log2(emu::detail::h2d(a))); }
+inline __half hexp2(__half a) { return emu::detail::d2h(std::exp2(emu::detail::h2d(a))); }
 inline __half2 h2exp(__half2 a) { return __half2(hexp(a.x), hexp(a.y)); }
+inline __half2 h2rcp(__half2 a) { return __half2(hrcp(a.x), hrcp(a.y)); }
+inline __half2 h2log(__half2 a) { return __half2(hlog(a.x), hlog(a.y)); }
 inline __half2 h2sqrt(__half2 a) { return __half2(hsqrt(a.x), hsqrt(a.y)); }
 inline __half2 h2rsqrt(__half2 a) { return __half2(hrsqrt(a.x), hrsqrt(a.y)); }
 

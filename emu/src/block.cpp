@@ -281,6 +281,22 @@ struct ThreadState {
 /// Thrown inside a CUDA thread to end the block with a report.
 struct ThreadFailure {};
 
+/// A small, fast random generator (splitmix64) for the random schedule.
+struct SplitMix {
+    using result_type = std::uint64_t;
+    std::uint64_t state = 0;
+    void seed(std::uint64_t s) { state = s; }
+    static constexpr std::uint64_t min() { return 0; }
+    static constexpr std::uint64_t max() { return ~std::uint64_t(0); }
+    std::uint64_t operator()()
+    {
+        std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        return z ^ (z >> 31);
+    }
+};
+
 /// The threads that may run now, as a bitset: lowest, highest and a random member in a few words.
 class ReadySet {
 public:
@@ -403,12 +419,16 @@ private:
     std::vector<ThreadState> threads_;
     std::vector<int> order_;
     ReadySet ready_;
+    std::vector<unsigned> warp_waiting_;   // per warp: lanes waiting in a warp operation
+    std::vector<unsigned> warp_exited_;    // per warp: lanes that returned
+    std::vector<unsigned> warp_exists_;    // per warp: lanes the block has
     int n_ = 0;
+    dim3 dims_{0, 0, 0};
     int next_ = 0;
     int live_ = 0;
     int at_barrier_ = 0;
     Schedule schedule_ = Schedule::forward;
-    std::mt19937_64 rng_;
+    SplitMix rng_;
     uint3 block_idx_{};
     ThreadState* current_ = nullptr;
     ThreadState* yielded_ = nullptr;
@@ -426,15 +446,32 @@ bool BlockRun::run(const LaunchState& launch, uint3 block_idx, Schedule schedule
     schedule_ = schedule;
     rng_.seed(seed);
     const dim3 b = launch.block;
-    n_ = static_cast<int>(b.x * b.y * b.z);
-    threads_.clear();
-    threads_.resize(n_);
-    for (int i = 0; i < n_; ++i) {
-        ThreadState& t = threads_[i];
-        t.linear = i;
-        t.idx = uint3{static_cast<unsigned>(i) % b.x, static_cast<unsigned>(i) / b.x % b.y,
-                      static_cast<unsigned>(i) / (b.x * b.y)};
+    const int n = static_cast<int>(b.x * b.y * b.z);
+    if (n != n_ || b.x != dims_.x || b.y != dims_.y) {
+        n_ = n;
+        dims_ = b;
+        threads_.clear();
+        threads_.resize(n_);
+        for (int i = 0; i < n_; ++i) {
+            ThreadState& t = threads_[i];
+            t.linear = i;
+            t.idx = uint3{static_cast<unsigned>(i) % b.x, static_cast<unsigned>(i) / b.x % b.y,
+                          static_cast<unsigned>(i) / (b.x * b.y)};
+        }
+        const int warps = (n_ + 31) / 32;
+        warp_exists_.assign(static_cast<std::size_t>(warps), 0xffffffffu);
+        if (n_ % 32 != 0) warp_exists_.back() = (1u << (n_ % 32)) - 1;
+        warp_waiting_.assign(static_cast<std::size_t>(warps), 0);
+        warp_exited_.assign(static_cast<std::size_t>(warps), 0);
     }
+    for (ThreadState& t : threads_) {
+        t.state = State::unstarted;
+        t.promoted = false;
+        t.at_barrier = false;
+        t.in_warp_op = false;
+    }
+    std::fill(warp_waiting_.begin(), warp_waiting_.end(), 0u);
+    std::fill(warp_exited_.begin(), warp_exited_.end(), 0u);
     order_.resize(n_);
     for (int i = 0; i < n_; ++i) order_[i] = i;
     if (schedule == Schedule::reverse) std::reverse(order_.begin(), order_.end());
@@ -524,6 +561,7 @@ void BlockRun::runner_loop()
             fail(thread_name(t) + " threw an exception");
         }
         t.state = State::exited;
+        warp_exited_[static_cast<std::size_t>(t.linear / 32)] |= 1u << (t.linear % 32);
         --live_;
         if (t.promoted) return;   // this fiber was t's own; the runner's job went on elsewhere
     }
@@ -651,27 +689,33 @@ std::uint64_t BlockRun::warp_op(WarpOp op, unsigned mask, std::uint64_t value, i
     t.what = what;
     t.file = file;
     t.line = line;
-    bool complete = true;
-    for (unsigned m = mask; m != 0; m &= m - 1) {
-        const int l = __builtin_ctz(m);
-        const int index = base + l;
-        if (index >= n_) {
-            const int lanes = n_ - base;
-            fail_in_thread(thread_name(t) + " called " + what + " at " + where(file, line) + " with mask " +
-                           hex(mask) + ", which names lane " + std::to_string(l) + ", but this warp has only " +
-                           std::to_string(lanes) + " lane" + (lanes == 1 ? "" : "s") + " (the block has " +
-                           std::to_string(n_) + " threads). Use a block size that is a multiple of 32, or a mask "
-                           "of the lanes that exist.");
+    const std::size_t warp = static_cast<std::size_t>(t.linear / 32);
+    if (const unsigned missing = mask & ~warp_exists_[warp]) {
+        const int l = __builtin_ctz(missing);
+        const int lanes = n_ - base;
+        fail_in_thread(thread_name(t) + " called " + what + " at " + where(file, line) + " with mask " + hex(mask) +
+                       ", which names lane " + std::to_string(l) + ", but this warp has only " +
+                       std::to_string(lanes) + " lane" + (lanes == 1 ? "" : "s") + " (the block has " +
+                       std::to_string(n_) + " threads). Use a block size that is a multiple of 32, or a mask "
+                       "of the lanes that exist.");
+    }
+    if (const unsigned gone = mask & warp_exited_[warp]) {
+        const int l = __builtin_ctz(gone);
+        fail_in_thread(thread_name(t) + " called " + what + " at " + where(file, line) + " with mask " + hex(mask) +
+                       ", but lane " + std::to_string(l) + " (" + thread_name(threads_[base + l]) +
+                       ") had already returned from the kernel. Every lane named in the mask must call the "
+                       "operation: return after the warp operations, or build the mask with __ballot_sync.");
+    }
+    warp_waiting_[warp] |= 1u << lane;
+    bool complete = (warp_waiting_[warp] & mask) == mask;
+    if (complete) {
+        for (unsigned m = mask & ~(1u << lane); m != 0; m &= m - 1) {
+            const ThreadState& other = threads_[base + __builtin_ctz(m)];
+            if (other.mask != mask || other.op != op) {
+                complete = false;
+                break;
+            }
         }
-        const ThreadState& other = threads_[index];
-        if (&other == &t) continue;
-        if (other.state == State::exited) {
-            fail_in_thread(thread_name(t) + " called " + what + " at " + where(file, line) + " with mask " +
-                           hex(mask) + ", but lane " + std::to_string(l) + " (" + thread_name(other) +
-                           ") had already returned from the kernel. Every lane named in the mask must call the "
-                           "operation: return after the warp operations, or build the mask with __ballot_sync.");
-        }
-        if (!(other.state == State::waiting && other.in_warp_op && other.mask == mask && other.op == op)) complete = false;
     }
     if (complete) {
         complete_group(base, mask);
@@ -685,6 +729,7 @@ std::uint64_t BlockRun::warp_op(WarpOp op, unsigned mask, std::uint64_t value, i
 void BlockRun::complete_group(int base, unsigned mask)
 {
     const ThreadState& caller = me();
+    warp_waiting_[static_cast<std::size_t>(base / 32)] &= ~mask;
     const WarpOp op = caller.op;
     std::uint64_t ballot = 0, sum = 0, all_and = ~std::uint64_t(0), all_or = 0, all_xor = 0;
     std::uint64_t min_u = ~std::uint64_t(0), max_u = 0;
