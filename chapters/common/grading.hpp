@@ -137,6 +137,8 @@ private:
     UnwrittenOutputs unwritten_;
     bool rechecking_ = false;
     bool speed_reason_printed_ = false;
+    bool stream_probed_ = false;                   ///< on the CPU emulator the first run() probes the stream
+    std::optional<StageFailure> stream_failure_;   ///< its verdict, given at the end of the correctness checks
 };
 
 /// Runs @p body for one stage and prints its verdict; returns the status and message.
