@@ -45,6 +45,7 @@ function(workbook_add_catalog chapter_dir)
   add_library(${prefix}_catalog_grader OBJECT "${src}/grade.cpp")
   target_include_directories(${prefix}_catalog_grader PRIVATE "${CMAKE_SOURCE_DIR}/chapters" "${gen}")
   target_link_libraries(${prefix}_catalog_grader PRIVATE workbook_harness)
+  workbook_emulated_target(${prefix}_catalog_grader)
 
   # Every reference stage compiled into the learner's namespace: the stages an entry does not replace.
   set(stage_ids "")
@@ -57,6 +58,7 @@ function(workbook_add_catalog chapter_dir)
     target_compile_definitions(${prefix}_catalog_stage${id} PRIVATE WORKBOOK_TRACK=learner)
     target_include_directories(${prefix}_catalog_stage${id} PRIVATE "${CMAKE_SOURCE_DIR}/chapters")
     target_link_libraries(${prefix}_catalog_stage${id} PRIVATE workbook_device)
+    workbook_emulated_target(${prefix}_catalog_stage${id})
   endforeach()
 
   foreach(entry IN LISTS entries)
@@ -79,6 +81,7 @@ function(workbook_add_catalog chapter_dir)
                           "not-implemented, too-slow, crashed, hung or race; phrase: letters, digits, spaces, - , ' : ( ) . = % /).")
     endif()
     set(status "${CMAKE_MATCH_1}")
+    set(phrase "${CMAKE_MATCH_2}")
     string(REGEX REPLACE "([().])" "\\\\\\1" phrase_regex "${CMAKE_MATCH_2}")
 
     set(target ${prefix}_catalog_${name})
@@ -95,10 +98,23 @@ function(workbook_add_catalog chapter_dir)
     if(TARGET ${prefix}_support)
       target_link_libraries(${target} PRIVATE ${prefix}_support)
     endif()
-    set_target_properties(${target} PROPERTIES LINKER_LANGUAGE CUDA
+    set_target_properties(${target} PROPERTIES LINKER_LANGUAGE ${WORKBOOK_LINKER_LANGUAGE}
                           RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/bin/catalog")
+    workbook_emulated_target(${target})
 
-    if(status STREQUAL "race")
+    if(WORKBOOK_EMULATED AND (status STREQUAL "too-slow" OR phrase MATCHES "implausibly fast|cached"))
+      # The CPU emulator times nothing: a verdict of the speed checks cannot be reached there.
+      add_test(NAME ${prefix}.catalog.${name} COMMAND ${CMAKE_COMMAND} -E echo
+               "WORKBOOK-SKIP: its verdict comes from the speed checks, which need a GPU")
+      set_tests_properties(${prefix}.catalog.${name} PROPERTIES LABELS "emulated;catalog;${prefix}"
+                           SKIP_REGULAR_EXPRESSION "WORKBOOK-SKIP")
+    elseif(WORKBOOK_EMULATED AND status STREQUAL "race")
+      # A race that only racecheck sees on a GPU must be a failing verdict under the emulator's schedules.
+      add_test(NAME ${prefix}.catalog.${name} COMMAND ${target} "[stage${stage}]")
+      set_tests_properties(${prefix}.catalog.${name} PROPERTIES
+        LABELS "emulated;catalog;${prefix}" TIMEOUT ${WORKBOOK_STAGE_TIMEOUT}
+        PASS_REGULAR_EXPRESSION "WORKBOOK-RESULT .*\"status\": \"(wrong|crashed|hung)\"")
+    elseif(status STREQUAL "race")
       find_program(WORKBOOK_COMPUTE_SANITIZER compute-sanitizer HINTS "${CUDAToolkit_BIN_DIR}")
       if(WORKBOOK_COMPUTE_SANITIZER)
         add_test(NAME ${prefix}.catalog.${name}
