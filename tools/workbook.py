@@ -71,6 +71,7 @@ def command_check(args) -> int:
     print(f"Chapter {meta['chapter']}: {meta['title']}  ({'reference solutions' if args.solutions else 'your exercises'})")
     results: dict[int, dict] = {}
     shown_failure = False
+    emulated = False   # the build runs kernels on the CPU emulator (make BACKEND=cpu)
     for stage in stages:
         result, output = run_stage(grader, stage, args.timeout, extra_env)
         results[stage] = result
@@ -80,8 +81,11 @@ def command_check(args) -> int:
             for other in stages:
                 results[other] = {"stage": other, "status": "skipped"}
             break
+        if result.get("emulated") and not emulated:
+            emulated = True
+            print("  (emulated on the CPU: correctness only, speed needs a GPU)")
         mark = "ok " if status == "passed" else "-- "
-        print(f"  {mark}stage {stage}: {STATUS_TEXT.get(status, status)}")
+        print(f"  {mark}stage {stage}: {STATUS_TEXT.get(status, status)}{' (correctness)' if emulated and status == 'passed' else ''}")
         if status != "passed" and not shown_failure and (status != "not-implemented" or args.verbose):
             print("\n" + failure_details(output) + "\n")
             shown_failure = True
@@ -97,7 +101,10 @@ def command_check(args) -> int:
         print(f"\nNext: stage {stage['id']}, {stage['title']}: exercises/{meta['dir']}/{stage['file']}.cu"
               f"  (hints: make hint CH={meta['chapter']} STAGE={stage['id']})")
     elif all(results[s].get("status") == "passed" for s in stages):
-        print(f"\nEvery stage of chapter {meta['chapter']} passes.")
+        print(f"\nEvery stage of chapter {meta['chapter']} passes." if not emulated else
+              f"\nEvery stage of chapter {meta['chapter']} is correct on the CPU emulator; speed needs a GPU.")
+    if emulated:
+        print("Emulated on the CPU: correctness only, speed needs a GPU (see docs/emulation.md).")
     return 0
 
 
