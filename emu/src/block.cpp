@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <climits>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -256,6 +257,15 @@ private:
 
 enum class State : std::uint8_t { unstarted, running, waiting, ready, exited };
 
+/// A cp.async copy a thread has issued but not waited for yet.
+struct AsyncCopy {
+    std::size_t dst;   // shared address (offset in the arena)
+    const void* src;
+    int copy_bytes;
+    int src_bytes;
+    int group;         // the commit group it belongs to
+};
+
 struct ThreadState {
     uint3 idx{};
     int linear = 0;
@@ -275,6 +285,8 @@ struct ThreadState {
     const char* what = "";
     const char* file = nullptr;
     int line = 0;
+    std::vector<AsyncCopy> copies;   // cp.async copies not waited for
+    int groups_committed = 0;
     ctx::fiber fiber;
 };
 
@@ -375,6 +387,11 @@ public:
                          int line);
     void* dynamic_shared(std::size_t align);
 
+    std::size_t shared_address(const void* p, const char* file, int line);
+    void cp_async(std::size_t dst, const void* src, int copy_bytes, int src_bytes, const char* file, int line);
+    void cp_async_commit() { ++me().groups_committed; }
+    void cp_async_wait(int pending_groups);
+
     bool describe(char* buffer, std::size_t size, const void* fault_address) const;
     SharedArena& arena() { return arena_; }
 
@@ -411,6 +428,7 @@ private:
     void diagnose_stall();
     void fail(const std::string& report, bool deadlock = false);
     void check_red_zones(const ThreadState* at_barrier);
+    void complete_copies(ThreadState& t, int before_group);
     void cleanup();
 
     StackPool& stacks_;
@@ -469,6 +487,8 @@ bool BlockRun::run(const LaunchState& launch, uint3 block_idx, Schedule schedule
         t.promoted = false;
         t.at_barrier = false;
         t.in_warp_op = false;
+        if (!t.copies.empty()) t.copies.clear();
+        t.groups_committed = 0;
     }
     std::fill(warp_waiting_.begin(), warp_waiting_.end(), 0u);
     std::fill(warp_exited_.begin(), warp_exited_.end(), 0u);
@@ -560,6 +580,7 @@ void BlockRun::runner_loop()
         } catch (...) {
             fail(thread_name(t) + " threw an exception");
         }
+        if (!t.copies.empty() && !failed_) complete_copies(t, INT_MAX);   // a returning thread's copies land
         t.state = State::exited;
         warp_exited_[static_cast<std::size_t>(t.linear / 32)] |= 1u << (t.linear % 32);
         --live_;
@@ -906,6 +927,60 @@ void* BlockRun::dynamic_shared(std::size_t align)
     return arena_.base() + arena_.dynamic_offset();
 }
 
+std::size_t BlockRun::shared_address(const void* p, const char* file, int line)
+{
+    const auto* bytes = static_cast<const unsigned char*>(p);
+    if (bytes < arena_.base() || bytes >= arena_.base() + SharedArena::kBytes) {
+        fail_in_thread(thread_name(me()) + " passed a pointer that is not shared memory to __cvta_generic_to_shared at " +
+                       where(file, line) + ".");
+    }
+    return static_cast<std::size_t>(bytes - arena_.base());
+}
+
+void BlockRun::cp_async(std::size_t dst, const void* src, int copy_bytes, int src_bytes, const char* file, int line)
+{
+    ThreadState& t = me();
+    const std::string at = " (cp.async at " + where(file, line) + ")";
+    if (copy_bytes != 4 && copy_bytes != 8 && copy_bytes != 16) {
+        fail_in_thread(thread_name(t) + ": a cp.async copies 4, 8 or 16 bytes, not " + std::to_string(copy_bytes) + at + ".");
+    }
+    if (src_bytes < 0 || src_bytes > copy_bytes) {
+        fail_in_thread(thread_name(t) + ": the source size " + std::to_string(src_bytes) + " of a cp.async must be 0 to " +
+                       std::to_string(copy_bytes) + at + ".");
+    }
+    if (dst % static_cast<std::size_t>(copy_bytes) != 0 ||
+        reinterpret_cast<std::uintptr_t>(src) % static_cast<std::uintptr_t>(copy_bytes) != 0) {
+        fail_in_thread(thread_name(t) + ": a " + std::to_string(copy_bytes) + "-byte cp.async needs " +
+                       std::to_string(copy_bytes) + "-byte aligned addresses" + at + " (a misaligned address error on a GPU).");
+    }
+    if (dst + static_cast<std::size_t>(copy_bytes) > SharedArena::kBytes) {
+        fail_in_thread(thread_name(t) + ": a cp.async writes outside shared memory" + at + ".");
+    }
+    t.copies.push_back({dst, src, copy_bytes, src_bytes, t.groups_committed});
+}
+
+void BlockRun::cp_async_wait(int pending_groups)
+{
+    ThreadState& t = me();
+    complete_copies(t, t.groups_committed - pending_groups);
+}
+
+void BlockRun::complete_copies(ThreadState& t, int before_group)
+{
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < t.copies.size(); ++i) {
+        const AsyncCopy& c = t.copies[i];
+        if (c.group < before_group) {
+            unsigned char* dst = arena_.base() + c.dst;
+            if (c.src_bytes > 0) std::memcpy(dst, c.src, static_cast<std::size_t>(c.src_bytes));
+            std::memset(dst + c.src_bytes, 0, static_cast<std::size_t>(c.copy_bytes - c.src_bytes));
+        } else {
+            t.copies[kept++] = c;
+        }
+    }
+    t.copies.resize(kept);
+}
+
 bool BlockRun::describe(char* buffer, std::size_t size, const void* fault_address) const
 {
     if (!current_ || !launch_) return false;
@@ -1016,6 +1091,20 @@ void shared_allocate(SharedSlot& slot, std::size_t bytes, std::size_t align, con
 {
     block_or_die("a __shared__ declaration").allocate_shared(slot, bytes, align, name, file, line);
 }
+
+std::size_t shared_address(const void* p, const char* file, int line)
+{
+    return block_or_die("__cvta_generic_to_shared").shared_address(p, file, line);
+}
+
+void cp_async(std::size_t dst, const void* src, int copy_bytes, int src_bytes, const char* file, int line)
+{
+    block_or_die("cp.async").cp_async(dst, src, copy_bytes, src_bytes, file, line);
+}
+
+void cp_async_commit() { block_or_die("cp.async.commit_group").cp_async_commit(); }
+
+void cp_async_wait(int pending_groups) { block_or_die("cp.async.wait_group").cp_async_wait(pending_groups); }
 
 void* shared_dynamic_base(std::size_t align, const char*, int)
 {

@@ -28,6 +28,7 @@ struct Marker {
     std::size_t position;   // first character of the line the marker describes
     std::string file;
     long line;
+    bool system;            // flag 3: a system header (its inline assembly is left alone)
 };
 
 class Rewriter {
@@ -89,8 +90,11 @@ public:
             if (ident_char(c)) {
                 std::size_t end = i;
                 while (end < s_.size() && ident_char(s_[end])) ++end;
-                if (end - i == 10 && s_.compare(i, 10, "__shared__") == 0 && (i == 0 || !ident_char(s_[i - 1]))) {
+                const std::string word = s_.substr(i, end - i);
+                if (word == "__shared__" && (i == 0 || !ident_char(s_[i - 1]))) {
                     i = shared(i, end);
+                } else if ((word == "asm" || word == "__asm__" || word == "__asm") && (i == 0 || !ident_char(s_[i - 1]))) {
+                    i = inline_assembly(i, end);
                 } else {
                     i = end;
                 }
@@ -131,11 +135,16 @@ private:
             while (p < end && std::isdigit(static_cast<unsigned char>(s_[p]))) line = line * 10 + (s_[p++] - '0');
             while (p < end && s_[p] == ' ') ++p;
             std::string file = markers_.empty() ? "<input>" : markers_.back().file;
+            bool system = false;
             if (p < end && s_[p] == '"') {
                 const std::size_t close = s_.find('"', p + 1);
-                if (close != std::string::npos && close < end) file = s_.substr(p + 1, close - p - 1);
+                if (close != std::string::npos && close < end) {
+                    file = s_.substr(p + 1, close - p - 1);
+                    const std::string flags = s_.substr(close + 1, end - close - 1);
+                    system = flags.find('3') != std::string::npos;
+                }
             }
-            markers_.push_back({std::min(end + 1, s_.size()), file, line});
+            markers_.push_back({std::min(end + 1, s_.size()), file, line, system});
         }
         return end;
     }
@@ -588,6 +597,153 @@ private:
         replacement += std::string(static_cast<std::size_t>(std::count(s_.begin() + begin, s_.begin() + end, '\n')), '\n');
         edits_.push_back({begin, end + 1, replacement});
         return end + 1;
+    }
+
+    // ---- inline PTX -------------------------------------------------------------------------------
+
+    /// The text between the quotes of the string literals starting at @p p (concatenated), with the
+    /// position after them.
+    std::string literals(std::size_t& p, std::size_t end) const
+    {
+        std::string text;
+        for (;;) {
+            while (p < end && space(s_[p])) ++p;
+            if (p >= end || s_[p] != '"') return text;
+            for (++p; p < end && s_[p] != '"'; ++p) {
+                if (s_[p] == '\\' && p + 1 < end) {
+                    ++p;
+                    text += s_[p] == 'n' ? '\n' : (s_[p] == 't' ? '\t' : s_[p]);
+                } else {
+                    text += s_[p];
+                }
+            }
+            ++p;
+        }
+    }
+
+    /// The operand expressions of an asm statement, outputs first: "r"(dst) gives dst.
+    std::vector<std::string> operands(std::size_t p, std::size_t end)
+    {
+        std::vector<std::string> result;
+        int colons = 0;
+        while (p < end && colons < 3) {
+            const char c = s_[p];
+            if (c == ':') {
+                ++colons;
+                ++p;
+            } else if (c == '"') {
+                p = skip_string(p);
+            } else if (c == '(') {
+                const std::size_t close = matching(p);
+                if (close == std::string::npos || close > end) break;
+                std::string expr = s_.substr(p + 1, close - p - 2);
+                std::replace(expr.begin(), expr.end(), '\n', ' ');
+                result.push_back(expr);
+                p = close;
+            } else {
+                ++p;
+            }
+        }
+        return result;
+    }
+
+    /// cp.async and its group operations become calls of the emulator; other PTX in the learner's
+    /// files becomes a compile error that says so; assembly in system headers is left alone.
+    std::size_t inline_assembly(std::size_t keyword, std::size_t keyword_end)
+    {
+        std::size_t p = keyword_end;
+        for (;;) {
+            while (p < s_.size() && space(s_[p])) ++p;
+            std::size_t q = p;
+            while (q < s_.size() && ident_char(s_[q])) ++q;
+            const std::string w = s_.substr(p, q - p);
+            if (w == "volatile" || w == "__volatile__" || w == "inline" || w == "goto") {
+                p = q;
+                continue;
+            }
+            break;
+        }
+        if (at(p) != '(') return keyword_end;
+        const std::size_t close = matching(p);
+        if (close == std::string::npos) return keyword_end;
+        std::size_t after_template = p + 1;
+        std::string text = literals(after_template, close - 1);
+        const std::vector<std::string> ops = operands(after_template, close - 1);
+
+        // One instruction: trim, drop the final ';'.
+        auto trim = [](std::string t) {
+            while (!t.empty() && (space(t.back()) || t.back() == ';')) t.pop_back();
+            std::size_t b = 0;
+            while (b < t.size() && space(t[b])) ++b;
+            return t.substr(b);
+        };
+        text = trim(text);
+        auto operand = [&](const std::string& token, std::string& out) {
+            std::string t = trim(token);
+            if (!t.empty() && t.front() == '[' && t.back() == ']') t = trim(t.substr(1, t.size() - 2));
+            if (t.size() > 1 && t[0] == '%') {
+                const std::size_t index = static_cast<std::size_t>(std::stoul(t.substr(1)));
+                if (index >= ops.size()) return false;
+                out = "(" + ops[index] + ")";
+                return true;
+            }
+            if (!t.empty() && std::all_of(t.begin(), t.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
+                out = t;
+                return true;
+            }
+            return false;
+        };
+        std::string call;
+        const std::string at_site = ", __builtin_FILE(), __builtin_LINE())";
+        if (text.rfind("cp.async.ca.shared.global", 0) == 0 || text.rfind("cp.async.cg.shared.global", 0) == 0) {
+            std::size_t b = text.find_first_of(" \t");
+            std::vector<std::string> args;
+            if (b != std::string::npos) {
+                std::string rest = text.substr(b);
+                std::size_t start = 0;
+                for (std::size_t k = 0; k <= rest.size(); ++k) {
+                    if (k == rest.size() || rest[k] == ',') {
+                        args.push_back(rest.substr(start, k - start));
+                        start = k + 1;
+                    }
+                }
+            }
+            std::string dst, src, bytes, src_bytes;
+            if ((args.size() == 3 || args.size() == 4) && operand(args[0], dst) && operand(args[1], src) &&
+                operand(args[2], bytes) && (args.size() == 3 || operand(args[3], src_bytes))) {
+                if (args.size() == 3) src_bytes = bytes;
+                call = "::emu::detail::cp_async(static_cast<std::size_t>" + dst + ", reinterpret_cast<const void*>" + src +
+                       ", static_cast<int>(" + bytes + "), static_cast<int>(" + src_bytes + ")" + at_site;
+            }
+        } else if (text == "cp.async.commit_group") {
+            call = "::emu::detail::cp_async_commit()";
+        } else if (text.rfind("cp.async.wait_group", 0) == 0) {
+            std::string groups;
+            if (operand(text.substr(19), groups)) call = "::emu::detail::cp_async_wait(static_cast<int>(" + groups + "))";
+        } else if (text == "cp.async.wait_all") {
+            call = "(::emu::detail::cp_async_commit(), ::emu::detail::cp_async_wait(0))";
+        }
+        if (call.empty()) {
+            if (in_system_header(keyword)) return close;
+            std::string shown = text.substr(0, text.find_first_of("\n"));
+            for (char& c : shown) {
+                if (c == '"' || c == '\\') c = '\'';
+            }
+            call = "static_assert(sizeof(int) == 0, \"inline PTX cannot run on the CPU emulator: " + shown + "\")";
+        }
+        call += std::string(static_cast<std::size_t>(std::count(s_.begin() + keyword, s_.begin() + close, '\n')), '\n');
+        edits_.push_back({keyword, close, call});
+        return close;
+    }
+
+    bool in_system_header(std::size_t position) const
+    {
+        bool system = false;
+        for (const Marker& m : markers_) {
+            if (m.position > position) break;
+            system = m.system;
+        }
+        return system;
     }
 
     // ---- errors and output -----------------------------------------------------------------------

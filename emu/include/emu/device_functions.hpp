@@ -14,6 +14,7 @@
 
 #include <atomic>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <math.h>
@@ -39,6 +40,14 @@ unsigned active_mask();
 void yield_thread();
 /// Ends the kernel with an error, as __trap() does on the GPU.
 [[noreturn]] void trap(const char* what, const char* file, int line);
+/// The shared-memory address of @p p (an offset in the block's arena), as __cvta_generic_to_shared.
+std::size_t shared_address(const void* p, const char* file, int line);
+/// cp.async: copy @p src_bytes from @p src to the shared address @p dst and zero the rest of
+/// @p copy_bytes. The copy is only queued: it happens when the thread waits for its group
+/// (cp.async.wait_group / wait_all) or returns, so data read before the wait is still the poison.
+void cp_async(std::size_t dst, const void* src, int copy_bytes, int src_bytes, const char* file, int line);
+void cp_async_commit();
+void cp_async_wait(int pending_groups);
 
 template <class T>
 std::uint64_t to_bits(const T& v)
@@ -91,6 +100,10 @@ inline unsigned __activemask() { return emu::detail::active_mask(); }
 inline void __nanosleep(unsigned) { emu::detail::yield_thread(); }
 [[noreturn]] inline void __trap(EMU_SITE) { emu::detail::trap("__trap()", emu_file, emu_line); }
 inline long long clock64() { return static_cast<long long>(__builtin_ia32_rdtsc()); }
+inline std::size_t __cvta_generic_to_shared(const void* p, EMU_SITE)
+{
+    return emu::detail::shared_address(p, emu_file, emu_line);
+}
 
 // ---- warp shuffles and votes ------------------------------------------------------------------------
 #define EMU_SHUFFLE(name, op)                                                                              \
