@@ -2,6 +2,8 @@
 // a divergent barrier or a deadlock ends the kernel with both source lines.
 #include "emu_test.hpp"
 
+#include "common/primitives.cuh"
+
 #include <numeric>
 
 using emu_test::contains;
@@ -162,5 +164,36 @@ TEST_CASE("__syncthreads_count, _and and _or combine the predicates of the block
         CHECK(host[2 * kBlock + t] == 0);
         CHECK(host[3 * kBlock + t] == 1);
         CHECK(host[4 * kBlock + t] == 0);
+    }
+}
+
+namespace {
+
+/// The largest block: 1024 fibers at once, each with a few KB of locals, meeting at barriers and shuffles.
+__global__ void big_block(const float* in, float* out)
+{
+    __shared__ float scratch[32];
+    float local[512];   // 2 KB of stack per thread, all of it live across the barriers
+    for (int k = 0; k < 512; ++k) local[k] = in[threadIdx.x] * static_cast<float>(k % 3);
+    float value = 0.0f;
+    for (int k = 0; k < 512; ++k) value += local[k];
+    const float total = wb::block_reduce_sum<1024>(value, scratch);
+    out[threadIdx.x] = total + local[threadIdx.x % 512] * 0.0f;
+}
+
+}  // namespace
+
+TEST_CASE("1024-thread blocks run as 1024 fibers with guarded stacks", "[emu][barrier]")
+{
+    std::vector<float> in(1024);
+    for (int i = 0; i < 1024; ++i) in[i] = static_cast<float>(i % 7);
+    double expected = 0.0;
+    for (float v : in) expected += v * 511.0;   // the sum of k % 3 over k < 512 is 511
+    for (int schedule = 0; schedule < 3; ++schedule) {
+        emu_test::ScheduleScope scope(schedule);
+        DeviceArray<float> din(in), dout(1024);
+        big_block<<<2, 1024>>>(din.data, dout.data);
+        REQUIRE(emu_test::finish().ok());
+        for (float v : dout.download()) CHECK(v == static_cast<float>(expected));
     }
 }
