@@ -105,25 +105,8 @@ std::string likely_cause(const std::vector<double>& expected, const std::vector<
         }
     }
 
-    // Every wrong value off by the same factor.
-    double ratio = 0.0;
-    bool constant_ratio = report.bad > 1;   // one wrong value always has "a constant ratio": no evidence
-    for (std::int64_t i = 0; i < n && constant_ratio; ++i) {
-        if (!bad[i]) continue;
-        if (expected[i] == 0.0) {
-            constant_ratio = false;
-            break;
-        }
-        const double r = got[i] / expected[i];
-        if (ratio == 0.0) ratio = r;
-        constant_ratio = std::fabs(r - ratio) <= 1e-3 * std::fabs(ratio);
-    }
-    if (constant_ratio && ratio != 0.0 && std::fabs(ratio - 1.0) > 1e-3) {
-        return "every wrong value is " + format_number(ratio) +
-               " times the right one: a value counted several times or a missing or extra scale factor.";
-    }
-
-    // Every wrong value close to the right one: lost precision rather than a logic error.
+    // Every wrong value close to the right one: lost precision rather than a logic error. Checked before
+    // the constant factor: two slightly-off values can share a ratio like 0.9984 by chance.
     if (n > 1 && report.untouched == 0 && (tolerance.abs > 0.0 || tolerance.rel > 0.0)) {   // not for one sum
         double worst = 0.0;   // largest error as a multiple of the error allowed at that element
         for (std::int64_t i = 0; i < n; ++i) {
@@ -140,6 +123,24 @@ std::string likely_cause(const std::vector<double>& expected, const std::vector<
                    "half precision, an approximate function where the contract asks for more, or a long chain "
                    "of float additions?";
         }
+    }
+
+    // Every wrong value off by the same factor.
+    double ratio = 0.0;
+    bool constant_ratio = report.bad > 1;   // one wrong value always has "a constant ratio": no evidence
+    for (std::int64_t i = 0; i < n && constant_ratio; ++i) {
+        if (!bad[i]) continue;
+        if (expected[i] == 0.0) {
+            constant_ratio = false;
+            break;
+        }
+        const double r = got[i] / expected[i];
+        if (ratio == 0.0) ratio = r;
+        constant_ratio = std::fabs(r - ratio) <= 1e-3 * std::fabs(ratio);
+    }
+    if (constant_ratio && ratio != 0.0 && std::fabs(ratio - 1.0) > 1e-3) {
+        return "every wrong value is " + format_number(ratio) +
+               " times the right one: a value counted several times or a missing or extra scale factor.";
     }
 
     // Only the end is wrong.

@@ -148,3 +148,14 @@ TEST_CASE("one small error among several outputs is lost precision; a single out
     const auto single = run({1.0}, {1.0f + 4 * 0x1.0p-23f}, wb::Tolerance::ulps(1));
     CHECK_FALSE(contains(single.message, "lost precision"));
 }
+
+TEST_CASE("values a few tolerances off with a common ratio near 1 are lost precision, not a scale factor",
+          "[compare]")
+{
+    // Half-precision-like tolerance; both wrong values are 0.9984 times the right one.
+    const wb::Tolerance tol{0x1.0p-24, 0x1.0p-10};
+    const auto report = run({0.000452, 0.25, 0.000452, 0.5}, {0.000452f * 0.9984f, 0.25f, 0.000452f * 0.99841f, 0.5f}, tol);
+    CHECK_FALSE(report.ok);
+    CHECK(contains(report.message, "lost precision"));
+    CHECK_FALSE(contains(report.message, "times the right one"));
+}
