@@ -139,7 +139,8 @@ struct PoolAllocator {
 // ---- shared memory arena ----------------------------------------------------------------------------
 
 /// A block's shared memory: the dynamic part first, then each static array as it is first reached,
-/// every one followed by a red zone. Everything starts as 0xFF bytes (NaN for floating-point types):
+/// every one followed by a red zone. Everything starts as the block's fill byte (kUndefinedByte or
+/// kUndefinedByteAlternate, see engine.hpp):
 /// a value read before any thread wrote it is visible in the result, and a write into a red zone is
 /// found at the next barrier or at the end of the block.
 class SharedArena {
@@ -166,12 +167,14 @@ public:
     const std::vector<Region>& regions() const { return regions_; }
     std::size_t static_bytes() const { return static_bytes_; }
 
-    void start_block(std::size_t dynamic_bytes)
+    void start_block(std::size_t dynamic_bytes, unsigned char fill)
     {
+        fill_ = fill;
+        std::memset(&fill_word_, fill, sizeof fill_word_);
         regions_.clear();
         static_bytes_ = 0;
         dynamic_offset_ = kRedZone;
-        std::memset(base_, 0xFF, kRedZone + dynamic_bytes + kRedZone);
+        std::memset(base_, fill_, kRedZone + dynamic_bytes + kRedZone);
         regions_.push_back({dynamic_offset_, dynamic_bytes, "", nullptr, 0});
         end_ = dynamic_offset_ + dynamic_bytes + kRedZone;
     }
@@ -183,37 +186,37 @@ public:
         align = std::max<std::size_t>(align, 16);
         const std::size_t offset = (end_ + align - 1) / align * align;
         if (offset + bytes + kRedZone > kBytes) throw std::length_error("shared arena full");
-        std::memset(base_ + end_, 0xFF, offset + bytes + kRedZone - end_);
+        std::memset(base_ + end_, fill_, offset + bytes + kRedZone - end_);
         regions_.push_back({offset, bytes, name, file, line});
         end_ = offset + bytes + kRedZone;
         static_bytes_ += bytes;
         return offset;
     }
 
-    /// True when every red zone still holds 0xFF bytes (the fast check done at every barrier).
+    /// True when every red zone still holds the fill byte (the fast check done at every barrier).
     bool intact() const
     {
         std::size_t from = 0;
         for (std::size_t i = 0; i <= regions_.size(); ++i) {
             const std::size_t to = i < regions_.size() ? regions_[i].offset : end_;
             for (std::size_t b = from; b < to && b % 8 != 0; ++b) {
-                if (base_[b] != 0xFF) return false;
+                if (base_[b] != fill_) return false;
             }
             std::size_t b = (from + 7) / 8 * 8;
             for (; b + 8 <= to; b += 8) {
                 std::uint64_t word;
                 std::memcpy(&word, base_ + b, 8);
-                if (word != ~std::uint64_t(0)) return false;
+                if (word != fill_word_) return false;
             }
             for (; b < to; ++b) {
-                if (base_[b] != 0xFF) return false;
+                if (base_[b] != fill_) return false;
             }
             if (i < regions_.size()) from = regions_[i].offset + regions_[i].bytes;
         }
         return true;
     }
 
-    /// The first red-zone byte that is no longer 0xFF, described; empty when all are intact.
+    /// The first red-zone byte that no longer holds the fill byte, described; empty when all are intact.
     std::string damaged() const
     {
         auto describe = [&](const Region& r) {
@@ -223,7 +226,7 @@ public:
                                 " bytes, the third <<<>>> parameter)";
         };
         for (std::size_t b = 0; b < regions_.front().offset; ++b) {
-            if (base_[b] != 0xFF) {
+            if (base_[b] != fill_) {
                 return "a write " + std::to_string(regions_.front().offset - b) + " bytes before the start of " +
                        describe(regions_.front());
             }
@@ -234,7 +237,7 @@ public:
             const bool has_next = i + 1 < regions_.size();
             const std::size_t next = has_next ? regions_[i + 1].offset : end + kRedZone;
             for (std::size_t b = end; b < next; ++b) {
-                if (base_[b] == 0xFF) continue;
+                if (base_[b] == fill_) continue;
                 if (has_next && next - b < b - end + 1) {
                     return "a write " + std::to_string(next - b) + " bytes before the start of " +
                            describe(regions_[i + 1]);
@@ -247,6 +250,8 @@ public:
 
 private:
     unsigned char* base_ = nullptr;
+    unsigned char fill_ = kUndefinedByte;
+    std::uint64_t fill_word_ = 0;
     std::vector<Region> regions_;
     std::size_t end_ = 0;
     std::size_t dynamic_offset_ = 0;
@@ -506,7 +511,7 @@ bool BlockRun::run(const LaunchState& launch, uint3 block_idx, Schedule schedule
 
     ++emu_tls_shared_generation;
     emu_tls_shared_base = arena_.base();
-    arena_.start_block(launch.dynamic_shared);
+    arena_.start_block(launch.dynamic_shared, (seed >> 7) & 1 ? kUndefinedByte : kUndefinedByteAlternate);
     emu_tls_blockIdx = block_idx;
     emu_tls_blockDim = uint3{b.x, b.y, b.z};
     emu_tls_gridDim = uint3{launch.grid.x, launch.grid.y, launch.grid.z};
@@ -793,8 +798,8 @@ void BlockRun::complete_group(int base, unsigned mask)
             case WarpOp::shfl_up:
             case WarpOp::shfl_down:
             case WarpOp::shfl_xor:
-                // A lane outside the mask holds no defined value: hand out all-ones bits (NaN, -1).
-                t.result = ((mask >> source) & 1u) ? threads_[base + source].value : ~std::uint64_t(0);
+                // A lane outside the mask holds no defined value: hand out undefined bytes.
+                t.result = ((mask >> source) & 1u) ? threads_[base + source].value : 0x7F7F7F7F7F7F7F7Full;
                 break;
             case WarpOp::sync: t.result = 0; break;
             case WarpOp::ballot: t.result = ballot; break;

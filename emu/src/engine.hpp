@@ -41,6 +41,13 @@ void set_schedule_override(int schedule);
 /// Largest dynamic shared memory any kernel was allowed (cudaFuncSetAttribute), for launch checks.
 std::size_t max_dynamic_shared_allowed();
 
+/// What memory nobody wrote holds on the CPU backend. Never the grader's output poison (0xFF bytes):
+/// a value computed from it must not look like an output that was never written. As a float 0x7F
+/// bytes read 3.4e38 and 0xFE bytes -1.7e38 (both NaN as a half); shared memory alternates the two
+/// from block to block, so a stale read shows in a sum, a maximum and a minimum alike.
+inline constexpr unsigned char kUndefinedByte = 0x7F;
+inline constexpr unsigned char kUndefinedByteAlternate = 0xFE;
+
 /// Limits of the emulated device (reported by cudaGetDeviceProperties, enforced by launches).
 inline constexpr std::size_t kSharedPerBlock = 48 * 1024;
 inline constexpr std::size_t kSharedPerBlockOptin = 232448;   // 227 KiB

@@ -6,10 +6,10 @@
 // memory wait for the queue first and then copy at once (as cudaMemcpyAsync does with pageable
 // memory), so a host buffer may be reused as soon as the call returns.
 //
-// Device allocations are fenced: 4 KiB before and 32 KiB after each one hold 0xFF bytes, checked
+// Device allocations are fenced: 4 KiB before and 32 KiB after each one hold kUndefinedByte, checked
 // after every kernel. A kernel that wrote past the end of its array (a missing bounds test, a grid
 // that is too large) fails with the allocation's size and how far past its end it wrote. New
-// allocations are filled with 0xFF too, so code that assumes freshly allocated memory is zero fails.
+// allocations are filled with it too, so code that assumes freshly allocated memory is zero fails.
 #include "engine.hpp"
 #include "emu/library_support.hpp"
 
@@ -71,13 +71,13 @@ double now_ms()
 bool all_ff(const unsigned char* p, std::size_t n, std::size_t* first_bad)
 {
     static unsigned char ff[4096];
-    static const bool filled = (std::memset(ff, 0xFF, sizeof ff), true);
+    static const bool filled = (std::memset(ff, kUndefinedByte, sizeof ff), true);
     (void)filled;
     for (std::size_t done = 0; done < n;) {
         const std::size_t chunk = std::min(n - done, sizeof ff);
         if (std::memcmp(p + done, ff, chunk) != 0) {
             for (std::size_t i = 0; i < chunk; ++i) {
-                if (p[done + i] != 0xFF) {
+                if (p[done + i] != kUndefinedByte) {
                     *first_bad = done + i;
                     return false;
                 }
@@ -219,11 +219,11 @@ public:
         void* raw = nullptr;
         if (posix_memalign(&raw, 4096, kFrontGuard + padded + kBackGuard) != 0) return cudaErrorMemoryAllocation;
         auto* bytes_raw = static_cast<unsigned char*>(raw);
-        std::memset(bytes_raw, 0xFF, kFrontGuard);
-        if (padded <= kPoisonLimit) std::memset(bytes_raw + kFrontGuard, 0xFF, padded);
-        std::memset(bytes_raw + kFrontGuard + padded, 0xFF, kBackGuard);
+        std::memset(bytes_raw, kUndefinedByte, kFrontGuard);
+        if (padded <= kPoisonLimit) std::memset(bytes_raw + kFrontGuard, kUndefinedByte, padded);
+        std::memset(bytes_raw + kFrontGuard + padded, kUndefinedByte, kBackGuard);
         // The bytes between `bytes` and `padded` belong to the guard as well.
-        if (padded > kPoisonLimit) std::memset(bytes_raw + kFrontGuard + bytes, 0xFF, padded - bytes);
+        if (padded > kPoisonLimit) std::memset(bytes_raw + kFrontGuard + bytes, kUndefinedByte, padded - bytes);
         *ptr = bytes_raw + kFrontGuard;
         std::lock_guard<std::mutex> lock(memory_mutex_);
         allocations_[reinterpret_cast<std::uintptr_t>(*ptr)] = Allocation{bytes_raw, bytes, padded, kind};
@@ -268,14 +268,14 @@ public:
             const std::string size = std::to_string(a.bytes) + "-byte device allocation";
             if (!all_ff(a.raw, kFrontGuard, &bad)) {
                 const std::size_t before = kFrontGuard - bad;
-                std::memset(a.raw, 0xFF, kFrontGuard);
+                std::memset(a.raw, kUndefinedByte, kFrontGuard);
                 return "it wrote " + std::to_string(before) + " bytes before the start of a " + size +
                        " (a negative index?)";
             }
             unsigned char* end = a.raw + kFrontGuard + a.bytes;
             const std::size_t tail = a.padded - a.bytes + kBackGuard;
             if (!all_ff(end, tail, &bad)) {
-                std::memset(end, 0xFF, tail);
+                std::memset(end, kUndefinedByte, tail);
                 return "it wrote past the end of a " + size + ": byte " + std::to_string(a.bytes + bad) +
                        " (" + std::to_string(bad) + " bytes past the end) was changed. A missing or wrong bounds "
                        "test (if (i < n)), a grid larger than the data, or a vector access over the last "

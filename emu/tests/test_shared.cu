@@ -72,7 +72,13 @@ TEST_CASE("shared memory starts as poison in every block", "[emu][shared]")
     DeviceArray<unsigned> out(3 * 64);
     read_before_write<<<3, 64>>>(out.data);
     REQUIRE(emu_test::finish().ok());
-    for (unsigned v : out.download()) CHECK(v == 0xffffffffu);
+    // Never the grader's output poison (0xFF bytes); 0x7F or 0xFE bytes, alternating between blocks.
+    int alternate = 0;
+    for (unsigned v : out.download()) {
+        CHECK((v == 0x7f7f7f7fu || v == 0xfefefefeu));
+        alternate += v == 0xfefefefeu ? 1 : 0;
+    }
+    CHECK((alternate > 0 && alternate < 3 * 64));
 }
 
 TEST_CASE("a write past the end of a shared array is reported with the array's name and line", "[emu][shared]")
@@ -204,7 +210,7 @@ TEST_CASE("reading a cp.async destination before waiting for it can read the poi
         staged_copy<<<1, 64>>>(din.data, dout.data, 64, false);
         REQUIRE(emu_test::finish().ok());
         int poisoned = 0;
-        for (float v : dout.download()) poisoned += std::isnan(v) ? 1 : 0;
+        for (float v : dout.download()) poisoned += v != 1.0f ? 1 : 0;
         CHECK(poisoned >= 1);   // a thread's copies land when it waits or returns: too late for some readers
     }
 }
