@@ -107,7 +107,7 @@ std::string likely_cause(const std::vector<double>& expected, const std::vector<
 
     // Every wrong value close to the right one: lost precision rather than a logic error. Checked before
     // the constant factor: two slightly-off values can share a ratio like 0.9984 by chance.
-    if (n > 1 && report.untouched == 0 && (tolerance.abs > 0.0 || tolerance.rel > 0.0)) {   // not for one sum
+    if (report.untouched == 0 && (tolerance.abs > 0.0 || tolerance.rel > 0.0)) {
         double worst = 0.0;   // largest error as a multiple of the error allowed at that element
         for (std::int64_t i = 0; i < n; ++i) {
             if (!bad[i]) continue;
@@ -118,6 +118,12 @@ std::string likely_cause(const std::vector<double>& expected, const std::vector<
             worst = std::max(worst, std::fabs(got[i] - expected[i]) / (tolerance.abs + tolerance.rel * std::fabs(expected[i])));
         }
         if (worst <= 16.0) {
+            if (n == 1) {   // one output: it may also be one sum that missed a small term
+                return "the value is close to the right one (at most " + format_number(std::ceil(worst)) +
+                       " times the error allowed): lost precision (arithmetic or accumulation in half precision, "
+                       "an approximate function, a long chain of float additions), or, for a sum, a small term "
+                       "missed or counted twice.";
+            }
             return "every wrong value is close to the right one (at most " + format_number(std::ceil(worst)) +
                    " times the error allowed): lost precision, not a logic error. Arithmetic or accumulation in "
                    "half precision, an approximate function where the contract asks for more, or a long chain "

@@ -159,3 +159,10 @@ TEST_CASE("values a few tolerances off with a common ratio near 1 are lost preci
     CHECK(contains(report.message, "lost precision"));
     CHECK_FALSE(contains(report.message, "times the right one"));
 }
+
+TEST_CASE("one output slightly off is called lost precision too", "[compare]")
+{
+    const auto report = run({0.5}, {0.5f * (1.0f + 0.002f)}, wb::Tolerance{0.0, 0.001});
+    CHECK_FALSE(report.ok);
+    CHECK(contains(report.message, "lost precision"));
+}
