@@ -28,6 +28,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
 #include <climits>
 #include <atomic>
 #include <cstdio>
@@ -1037,22 +1040,126 @@ Schedule schedule_for(std::uint64_t launch_index, std::uint64_t block_index)
 
 void set_schedule_override(int schedule) { schedule_override = schedule; }
 
-std::optional<KernelFailure> run_grid(const LaunchState& launch)
+namespace {
+
+uint3 block_coordinates(std::uint64_t index, dim3 grid)
 {
-    Worker& w = worker();
-    const dim3 g = launch.grid;
-    std::uint64_t block_index = 0;
-    for (unsigned z = 0; z < g.z; ++z) {
-        for (unsigned y = 0; y < g.y; ++y) {
-            for (unsigned x = 0; x < g.x; ++x, ++block_index) {
-                const Schedule schedule = schedule_for(launch.index, block_index);
-                const std::uint64_t seed = (launch.index * 0x9E3779B97F4A7C15ull) ^ (block_index * 0xBF58476D1CE4E5B9ull);
-                if (!w.block.run(launch, uint3{x, y, z}, schedule, seed)) return w.block.failure();
+    return uint3{static_cast<unsigned>(index % grid.x), static_cast<unsigned>(index / grid.x % grid.y),
+                 static_cast<unsigned>(index / (static_cast<std::uint64_t>(grid.x) * grid.y))};
+}
+
+/// Runs block @p index of @p launch on the calling thread; false when it failed.
+bool run_block(const LaunchState& launch, std::uint64_t index)
+{
+    const Schedule schedule = schedule_for(launch.index, index);
+    const std::uint64_t seed = (launch.index * 0x9E3779B97F4A7C15ull) ^ (index * 0xBF58476D1CE4E5B9ull);
+    return worker().block.run(launch, block_coordinates(index, launch.grid), schedule, seed);
+}
+
+/// Blocks are independent, so the blocks of a launch are shared among a few threads (the device's
+/// worker and WORKBOOK_EMU_THREADS - 1 helpers; default: the machine's cores, at most 8). Each block
+/// still runs its threads in its own schedule, so results do not depend on the number of threads
+/// (only the order of atomic updates from different blocks does, as on a GPU).
+class BlockPool {
+public:
+    static BlockPool& get()
+    {
+        static BlockPool* pool = new BlockPool();   // never destroyed: its threads wait for work forever
+        return *pool;
+    }
+
+    std::optional<KernelFailure> run(const LaunchState& launch)
+    {
+        const dim3 g = launch.grid;
+        const std::uint64_t total = static_cast<std::uint64_t>(g.x) * g.y * g.z;
+        if (helpers_.empty() || total < 2) {
+            for (std::uint64_t b = 0; b < total; ++b) {
+                if (!run_block(launch, b)) return worker().block.failure();
+            }
+            return std::nullopt;
+        }
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            job_ = &launch;
+            total_ = total;
+            next_ = 0;
+            failed_ = false;
+            failure_.reset();
+            failure_block_ = UINT64_MAX;
+            active_ = static_cast<int>(helpers_.size());
+            ++generation_;
+        }
+        start_.notify_all();
+        work_on(launch);
+        std::unique_lock<std::mutex> lock(mutex_);
+        done_.wait(lock, [&] { return active_ == 0; });
+        job_ = nullptr;
+        return failure_;
+    }
+
+private:
+    BlockPool()
+    {
+        int threads = static_cast<int>(std::min(8u, std::max(1u, std::thread::hardware_concurrency())));
+        if (const char* env = std::getenv("WORKBOOK_EMU_THREADS"); env && *env) threads = std::max(1, std::atoi(env));
+        for (int i = 1; i < threads; ++i) helpers_.emplace_back([this] { help(); });
+        for (std::thread& t : helpers_) t.detach();
+    }
+
+    void help()
+    {
+        prepare_worker_thread();
+        std::uint64_t seen = 0;
+        for (;;) {
+            const LaunchState* job = nullptr;
+            {
+                std::unique_lock<std::mutex> lock(mutex_);
+                start_.wait(lock, [&] { return generation_ != seen; });
+                seen = generation_;
+                job = job_;
+            }
+            work_on(*job);
+            {
+                std::lock_guard<std::mutex> lock(mutex_);
+                --active_;
+            }
+            done_.notify_all();
+        }
+    }
+
+    void work_on(const LaunchState& launch)
+    {
+        for (;;) {
+            const std::uint64_t b = next_++;
+            if (b >= total_ || failed_) return;
+            if (!run_block(launch, b)) {
+                std::lock_guard<std::mutex> lock(failure_mutex_);
+                if (b < failure_block_) {   // the first failing block is the one reported
+                    failure_block_ = b;
+                    failure_ = worker().block.failure();
+                }
+                failed_ = true;
             }
         }
     }
-    return std::nullopt;
-}
+
+    std::vector<std::thread> helpers_;
+    std::mutex mutex_;
+    std::condition_variable start_, done_;
+    const LaunchState* job_ = nullptr;
+    std::uint64_t generation_ = 0;
+    int active_ = 0;
+    std::uint64_t total_ = 0;
+    std::atomic<std::uint64_t> next_{0};
+    std::atomic<bool> failed_{false};
+    std::mutex failure_mutex_;
+    std::optional<KernelFailure> failure_;
+    std::uint64_t failure_block_ = UINT64_MAX;
+};
+
+}  // namespace
+
+std::optional<KernelFailure> run_grid(const LaunchState& launch) { return BlockPool::get().run(launch); }
 
 bool describe_running_thread(char* buffer, std::size_t size, const void* fault_address)
 {

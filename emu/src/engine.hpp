@@ -59,6 +59,10 @@ inline constexpr int kSmCount = 16;
 /// A source position for messages: "exercises/02_reduce/3_x.cu:41" (paths shortened to the repository).
 std::string where(const char* file, int line);
 
+/// Gives the calling thread an alternate signal stack, so that the crash handler can report a fault
+/// on a fiber's stack (a stack overflow included); installs the handler once.
+void prepare_worker_thread();
+
 /// Called by the crash handler: a description of the CUDA thread running on this worker, if any.
 bool describe_running_thread(char* buffer, std::size_t size, const void* fault_address);
 

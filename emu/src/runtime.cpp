@@ -294,6 +294,7 @@ private:
         worker_.detach();
     }
 
+public:
     static void on_crash(int signal_number, siginfo_t* info, void*)
     {
         char text[1024];
@@ -306,20 +307,11 @@ private:
         ::raise(signal_number);
     }
 
+private:
+
     void work()
     {
-        // A stack of its own for the crash handler: a fiber's stack may be the thing that overflowed.
-        static thread_local char alternate[64 * 1024];
-        stack_t ss{};
-        ss.ss_sp = alternate;
-        ss.ss_size = sizeof alternate;
-        sigaltstack(&ss, nullptr);
-        struct sigaction action{};
-        action.sa_sigaction = &Device::on_crash;
-        action.sa_flags = SA_SIGINFO | SA_ONSTACK;
-        sigemptyset(&action.sa_mask);
-        sigaction(SIGSEGV, &action, nullptr);
-        sigaction(SIGBUS, &action, nullptr);
+        prepare_worker_thread();
         for (;;) {
             std::function<void()> task;
             {
@@ -378,6 +370,25 @@ std::mutex attributes_mutex;
 std::map<const void*, int> dynamic_shared_limits;
 
 }  // namespace
+
+void prepare_worker_thread()
+{
+    // A stack of its own for the crash handler: a fiber's stack may be the thing that overflowed.
+    static thread_local char alternate[64 * 1024];
+    stack_t ss{};
+    ss.ss_sp = alternate;
+    ss.ss_size = sizeof alternate;
+    sigaltstack(&ss, nullptr);
+    static std::once_flag installed;
+    std::call_once(installed, [] {
+        struct sigaction action{};
+        action.sa_sigaction = &Device::on_crash;
+        action.sa_flags = SA_SIGINFO | SA_ONSTACK;
+        sigemptyset(&action.sa_mask);
+        sigaction(SIGSEGV, &action, nullptr);
+        sigaction(SIGBUS, &action, nullptr);
+    });
+}
 
 std::size_t max_dynamic_shared_allowed()
 {
