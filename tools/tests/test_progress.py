@@ -68,6 +68,9 @@ class StateFile(WorkbookTest):
         self.assertEqual(st.category({"status": "crashed"}), st.FAILING)
         self.assertEqual(st.category({"status": "hung"}), st.FAILING)
         self.assertEqual(st.category({"status": "too-slow"}), st.TOO_SLOW)
+        # A pass on the CPU emulator is correct but was never timed: not a full pass.
+        self.assertEqual(st.category({"status": "passed", "emulated": True}), st.UNTIMED)
+        self.assertEqual(st.category({"status": "passed"}), st.PASSED)
 
 
 class ProgressTable(WorkbookTest):

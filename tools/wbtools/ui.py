@@ -56,6 +56,7 @@ def symbol(category: str) -> str:
     table = {
         st.PASSED: ("✔" if fancy else "P", "green"),
         st.TOO_SLOW: ("◐" if fancy else "s", "yellow"),
+        st.UNTIMED: ("○" if fancy else "c", "cyan"),
         st.FAILING: ("✘" if fancy else "F", "red"),
         st.NOT_STARTED: ("·" if fancy else ".", "dim"),
     }
@@ -64,7 +65,8 @@ def symbol(category: str) -> str:
 
 
 def color_of(category: str) -> str:
-    return {st.PASSED: "green", st.TOO_SLOW: "yellow", st.FAILING: "red", st.NOT_STARTED: "dim"}[category]
+    return {st.PASSED: "green", st.TOO_SLOW: "yellow", st.UNTIMED: "cyan", st.FAILING: "red",
+            st.NOT_STARTED: "dim"}[category]
 
 
 def bar(done: int, total: int, width: int = 40) -> str:
