@@ -86,7 +86,10 @@ std::string likely_cause(const Case& c, double got, int call, bool first_call_ok
     if (std::isinf(expected)) {
         return "the -inf element did not reach the result: it was skipped (a tail or boundary element missed?).";
     }
-    if (std::isinf(got)) return "an overflow: values near 1e30 must not be squared or scaled up.";
+    if (std::isinf(got)) {
+        return "an overflow (values near 1e30 must not be squared or scaled up), or a read of a shared-memory "
+               "slot or partial sum that nobody wrote yet (a missing __syncthreads before reading it).";
+    }
     if (expected != 0.0) {
         const double ratio = got / expected;
         const double m = std::round(ratio);
