@@ -101,13 +101,6 @@ void time_add(wb::Stage& stage, AddLauncher add, AddLauncher previous, AddLaunch
 template <typename T>
 using ActLauncher = void (*)(const T*, const T*, T*, int64_t, Activation, cudaStream_t);
 
-std::vector<__half> to_half(const std::vector<float>& v)
-{
-    std::vector<__half> h(v.size());
-    for (std::size_t i = 0; i < v.size(); ++i) h[i] = __float2half_rn(v[i]);
-    return h;
-}
-
 template <typename T>
 void check_add_act_once(wb::Stage& stage, ActLauncher<T> f, const std::vector<T>& a, const std::vector<T>& b,
                         Activation act, const std::string& label)
@@ -130,13 +123,7 @@ template <typename T>
 void check_add_act(wb::Stage& stage, ActLauncher<T> f)
 {
     wb::Rng rng(2);
-    auto convert = [](const std::vector<float>& v) {
-        if constexpr (std::is_same_v<T, __half>) {
-            return to_half(v);
-        } else {
-            return v;
-        }
-    };
+    auto convert = [](const std::vector<float>& v) { return wb::convert_from_float<T>(v); };
     for (Activation act : {Activation::relu, Activation::sigmoid}) {
         for (int64_t n : kSizes) {
             const auto a = convert(wb::uniform_floats(n, -5.f, 5.f, rng));

@@ -66,13 +66,7 @@ std::vector<T> make_input(int64_t rows, int64_t cols, Kind kind, wb::Rng& rng)
     if (cols >= 3) row(4)[1] = -huge;   // x - max overflows to -inf for FLT_MAX: exp gives 0, as it should
     row(4)[0] = huge;
     row(4)[cols - 1] = huge;
-    if constexpr (is_half) {
-        std::vector<__half> h(x.size());
-        for (std::size_t i = 0; i < x.size(); ++i) h[i] = __float2half_rn(x[i]);
-        return h;
-    } else {
-        return x;
-    }
+    return wb::convert_from_float<T>(x);
 }
 
 /// The tolerance of README.md, "Tolerances", for one input.

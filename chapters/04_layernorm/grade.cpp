@@ -40,18 +40,6 @@ struct Input {
     std::vector<T> x, gamma, beta;
 };
 
-template <typename T>
-std::vector<T> convert(const std::vector<float>& v)
-{
-    if constexpr (std::is_same_v<T, float>) {
-        return v;
-    } else {
-        std::vector<T> out(v.size());
-        for (std::size_t i = 0; i < v.size(); ++i) out[i] = static_cast<T>(v[i]);
-        return out;
-    }
-}
-
 /// The special inputs: what each row holds, per element type (fp16 cannot hold 1e12).
 enum class Special { ill_conditioned, constant, huge, tiny };
 
@@ -96,9 +84,9 @@ Input<T> make_input(int64_t rows, int64_t cols, wb::Rng& rng, const Special* spe
         }
     }
     Input<T> in;
-    in.x = convert<T>(x);
-    in.gamma = convert<T>(wb::uniform_floats(cols, -2.f, 2.f, rng));
-    in.beta = convert<T>(wb::uniform_floats(cols, -1.f, 1.f, rng));
+    in.x = wb::convert_from_float<T>(x);
+    in.gamma = wb::convert_from_float<T>(wb::uniform_floats(cols, -2.f, 2.f, rng));
+    in.beta = wb::convert_from_float<T>(wb::uniform_floats(cols, -1.f, 1.f, rng));
     return in;
 }
 

@@ -23,6 +23,7 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace wb {
@@ -85,6 +86,19 @@ CompareReport compare(const std::vector<double>& expected, const std::vector<T>&
         values[i] = to_double(got[i]);
     }
     return compare_values(expected, values, untouched, tolerance, layout);
+}
+
+/// Inputs of type T made from float values (each rounded to nearest for __half and __nv_bfloat16).
+template <typename T>
+std::vector<T> convert_from_float(const std::vector<float>& values)
+{
+    if constexpr (std::is_same_v<T, float>) {
+        return values;
+    } else {
+        std::vector<T> out(values.size());
+        for (std::size_t i = 0; i < values.size(); ++i) out[i] = static_cast<T>(values[i]);
+        return out;
+    }
 }
 
 /// Rounds a float64 reference to what the output type can hold (e.g. expected halves).
