@@ -5,6 +5,8 @@
 # its reason; outcomes that differ between repetitions are listed as flaky), then `make bench`.
 #   SELFCHECK_REPEAT=3 SELFCHECK_DEADLINE=300 tools/release-check.sh [steps]
 # steps: any of build, selfcheck, bench (default: all three, in that order).
+# Repetitions split over several runs (each keeps $OUT/selfcheck.json) are judged together with
+#   python3 tools/selfcheck.py --merge run1/selfcheck.json run2/selfcheck.json
 # Logs and tables go to $OUT (or build/release-check).
 set -uo pipefail
 cd "$(dirname "$0")/.."

@@ -10,6 +10,11 @@ Runs, from an existing build (configured with -DWORKBOOK_CATALOG=ON):
 and prints one table. Any other outcome is a surprise: the exit status is then 1. Without a usable GPU
 it says so in one sentence and exits 0 (skipped).
 
+With --repeat N it runs everything N times and reports every check whose outcome differed between
+repetitions (flaky), and how close each timed solution came to its required speed-up. Repetitions
+spread over several runs (each written with --json) are combined, with no GPU, by
+    python3 tools/selfcheck.py --merge run1.json run2.json
+
 Stages run one process each, as ctest runs them. Runs whose verdict cannot depend on timing (skeletons,
 catalog entries caught by correctness checks) go first, several at a time (--jobs); then everything
 that is timed (solutions, entries expected to be too slow or implausibly fast) runs alone on the GPU.
@@ -222,7 +227,11 @@ def main(argv: list[str]) -> int:
                         "whose outcome differs between repetitions")
     parser.add_argument("--deadline", type=float, default=0, help="with --repeat: start no repetition that would "
                         "end more than this many seconds after the first began")
+    parser.add_argument("--merge", nargs="+", metavar="JSON", help="run nothing: combine the repetitions saved "
+                        "with --json by earlier runs, and report surprises, flaky checks and speed margins")
     args = parser.parse_args(argv)
+    if args.merge:
+        return merge(args.merge)
 
     build = Path(args.build)
     metas = chapter_metas(args.chapters)
@@ -270,6 +279,7 @@ def main(argv: list[str]) -> int:
     text = texts[-1]
     if len(repetitions) > 1:
         text += "\n\n" + flakiness(repetitions)
+    text += "\n\n" + speed_margins(repetitions)
     print(text)
     return 0 if all(c.ok for checks in repetitions for c in checks) else 1
 
@@ -278,6 +288,7 @@ def save(args, texts: list[str], repetitions: list[list[Check]]) -> None:
     """Writes --output (every repetition's table, then the flakiness report) and --json."""
     if args.output:
         extra = ["\n" + flakiness(repetitions)] if len(repetitions) > 1 else []
+        extra.append("\n" + speed_margins(repetitions))
         Path(args.output).write_text("\n\n".join(texts + extra) + "\n")
     if args.json:
         Path(args.json).write_text(json.dumps([[{"suite": c.suite, "chapter": c.chapter, "stage": c.stage,
@@ -286,20 +297,92 @@ def save(args, texts: list[str], repetitions: list[list[Check]]) -> None:
                                                for checks in repetitions], indent=1))
 
 
-def flakiness(repetitions: list[list[Check]]) -> str:
-    """Which checks did not end the same way in every repetition (status, and whether it was expected)."""
+def differing_outcomes(repetitions: list[list]) -> dict[tuple, list[str]]:
+    """The checks that did not end the same way in every repetition (status, and whether it was
+    expected), with what each repetition gave."""
     outcomes: dict[tuple, list[str]] = {}
     for checks in repetitions:
         for c in checks:
             key = (c.suite, c.chapter, c.stage, c.case)
             outcomes.setdefault(key, []).append(f"{c.got.get('status')}{'' if c.ok else ' (SURPRISE)'}")
-    differing = {k: v for k, v in outcomes.items() if len(set(v)) > 1}
+    return {k: v for k, v in outcomes.items() if len(set(v)) > 1}
+
+
+def flakiness(repetitions: list[list]) -> str:
+    """One line on surprises and flaky checks over all repetitions, then one line per flaky check."""
+    differing = differing_outcomes(repetitions)
     surprises = sum(not c.ok for checks in repetitions for c in checks)
     lines = [f"{len(repetitions)} repetitions of {len(repetitions[0])} checks: {surprises} surprises in all, "
              f"{len(differing)} checks whose outcome differed between repetitions."]
     for (suite, chapter, stage, case), seen in sorted(differing.items()):
         lines.append(f"  FLAKY {suite} ch{chapter:02d} stage {stage} {case}: {', '.join(seen)}")
     return "\n".join(lines)
+
+
+def speed_margins(repetitions: list[list]) -> str:
+    """How far above its required speed-up each timed solution stage stayed: the smallest margin over
+    the repetitions, closest first. A margin of a few percent is the place where a noisier GPU would
+    first turn a right kernel into a wrong verdict."""
+    seen: dict[tuple, list[tuple[float, float]]] = {}
+    for checks in repetitions:
+        for c in checks:
+            got = c.got
+            if c.suite == "solutions" and got.get("speedup") and got.get("required"):
+                seen.setdefault((c.chapter, c.stage), []).append((got["speedup"], got["required"]))
+    if not seen:
+        return "Speed margins: no timed solution stage reported a speed-up."
+    rows = sorted(((min(s / r - 1 for s, r in v), k, v) for k, v in seen.items()))
+    lines = [f"Speed margins of the {len(rows)} timed solution stages over {len(repetitions)} "
+             f"repetition{'s' if len(repetitions) > 1 else ''} (measured speed-up over the required one, "
+             "smallest first):"]
+    for margin, (chapter, stage), v in rows[:8]:
+        speedups = [s for s, _ in v]
+        lines.append(f"  ch{chapter:02d} stage {stage}: x{min(speedups):.3f} to x{max(speedups):.3f}, required "
+                     f"x{max(r for _, r in v):.3f} at most: {100 * margin:+.1f}%")
+    if len(rows) > 8:
+        lines.append(f"  ... the other {len(rows) - 8} stages kept at least {100 * rows[8][0]:+.1f}%.")
+    return "\n".join(lines)
+
+
+@dataclass
+class Outcome:
+    """One check's outcome as saved by --json, for --merge."""
+    suite: str
+    chapter: int
+    stage: int
+    case: str
+    ok: bool
+    got: dict
+
+
+def merge(paths: list[str]) -> int:
+    """Combines the repetitions saved by several runs: one report, exit status 1 on any surprise or on
+    any check whose outcome was not the same in every repetition."""
+    repetitions: list[list[Outcome]] = []
+    for path in paths:
+        try:
+            saved = json.loads(Path(path).read_text())
+        except (OSError, ValueError) as error:
+            print(f"selfcheck --merge: cannot read {path} ({error}); give the files written by --json.")
+            return 2
+        for checks in saved:
+            repetitions.append([Outcome(c["suite"], c["chapter"], c["stage"], c["case"], c["ok"], c["got"])
+                                for c in checks])
+    if not repetitions:
+        print("selfcheck --merge: the files hold no repetition.")
+        return 2
+    sizes = sorted({len(checks) for checks in repetitions})
+    if len(sizes) > 1:
+        print(f"selfcheck --merge: the repetitions ran different sets of checks ({sizes}); merge runs of "
+              "the same build and options only.")
+        return 2
+    print(f"{len(repetitions)} repetitions from {len(paths)} file{'s' if len(paths) > 1 else ''}\n")
+    surprises = [c for checks in repetitions for c in checks if not c.ok]
+    for c in surprises:
+        print(f"  SURPRISE {c.suite} ch{c.chapter:02d} stage {c.stage} {c.case}: {c.got.get('status')}: "
+              f"{(c.got.get('summary') or '')[:160]}")
+    print(flakiness(repetitions) + "\n\n" + speed_margins(repetitions))
+    return 1 if surprises or differing_outcomes(repetitions) else 0
 
 
 if __name__ == "__main__":
