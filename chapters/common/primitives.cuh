@@ -10,6 +10,9 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include "common/cuda_check.hpp"
+
+#include <cstddef>
 #include <cstdint>
 
 namespace wb {
@@ -25,6 +28,21 @@ template <typename T>
 __host__ __device__ constexpr T ceil_div(T a, T b)
 {
     return (a + b - 1) / b;
+}
+
+/// How many blocks of @p kernel the whole GPU holds at once: SMs x the blocks of @p block_threads
+/// threads (and @p dynamic_smem bytes of dynamic shared memory) that fit on one SM. A grid of that
+/// many blocks runs in a single wave, every block resident at the same time: the grid size of a
+/// grid-stride loop (chapter 2, stage 7). Two driver queries, microseconds of CPU time: ask once
+/// and keep the answer (a function-local static).
+template <typename Kernel>
+int resident_blocks(Kernel* kernel, int block_threads, std::size_t dynamic_smem = 0)
+{
+    int device = 0, sms = 0, per_sm = 0;
+    WB_CUDA_CHECK(cudaGetDevice(&device));
+    WB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    WB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block_threads, dynamic_smem));
+    return sms * per_sm;
 }
 
 /// @p kPack consecutive elements of type T, aligned so that one load or store moves them all

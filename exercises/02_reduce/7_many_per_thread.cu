@@ -26,21 +26,15 @@ __global__ void __launch_bounds__(kBlock) reduce_grid_stride_kernel(const float*
     //       partial[blockIdx.x].
 }
 
-/// How many blocks of the kernel the whole GPU holds at once: SMs x blocks per SM (asked once).
-int resident_blocks()
-{
-    // TODO: a function-local static, computed once: cudaGetDevice, cudaDeviceGetAttribute(...,
-    //       cudaDevAttrMultiProcessorCount, device) and cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-    //       &per_sm, reduce_grid_stride_kernel<kThreads>, kThreads, 0), each in WB_CUDA_CHECK.
-    //       Return SMs * per_sm, clamped to [1, 4096] (the workspace holds 4096 partial sums).
-    return 1;
-}
-
 }  // namespace
 
 void sum_7_many_per_thread(const float* in, float* out, std::int64_t n, float* workspace, cudaStream_t stream)
 {
-    // TODO: blocks = min(ceil_div(n, 2 * kThreads), resident_blocks()). If that is 1, one launch
+    // TODO: the blocks the GPU holds at once, asked once: static const int max_blocks = clamp of
+    //       wb::resident_blocks(reduce_grid_stride_kernel<kThreads>, kThreads) to [1, 4096] (the
+    //       workspace holds 4096 partial sums). Read wb::resident_blocks in common/primitives.cuh:
+    //       SMs x cudaOccupancyMaxActiveBlocksPerMultiprocessor, the occupancy API of this stage.
+    // TODO: blocks = min(ceil_div(n, 2 * kThreads), max_blocks). If that is 1, one launch
     //       straight into out. Otherwise launch the grid into workspace (one partial per block), then
     //       one block over those `blocks` partials into out. WB_CHECK_LAUNCH() after each launch.
     (void)in, (void)out, (void)n, (void)workspace, (void)stream;

@@ -41,18 +41,13 @@ __global__ void __launch_bounds__(kBlock) reduce_single_pass_kernel(const float*
     //       the block, thread 0 writes *out and sets *counter = 0 for the next call.
 }
 
-int resident_blocks()
-{
-    // TODO: as in stage 7, for reduce_single_pass_kernel<kThreads>, clamped to [1, kMaxBlocks].
-    return 1;
-}
-
 }  // namespace
 
 void sum_9_vectorized_single_pass(const float* in, float* out, std::int64_t n, float* workspace,
                                   cudaStream_t stream)
 {
-    // TODO: blocks = min(ceil_div(n, 4 * kTile), resident_blocks()); the counter is
+    // TODO: max_blocks as in stage 7, for reduce_single_pass_kernel<kThreads>, clamped to
+    //       [1, kMaxBlocks]; blocks = min(ceil_div(n, 4 * kTile), max_blocks); the counter is
     //       reinterpret_cast<unsigned*>(workspace), the partials start at workspace + kPartialsOffset.
     //       One launch on `stream`, then WB_CHECK_LAUNCH().
     (void)in, (void)out, (void)n, (void)workspace, (void)stream;

@@ -79,26 +79,15 @@ __global__ void __launch_bounds__(kBlock) dot_single_pass_kernel(const float* __
     }
 }
 
-int resident_blocks()
-{
-    static const int blocks = [] {
-        int device = 0, sms = 0, per_sm = 0;
-        WB_CUDA_CHECK(cudaGetDevice(&device));
-        WB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-        WB_CUDA_CHECK(
-            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, dot_single_pass_kernel<kThreads>, kThreads, 0));
-        return std::clamp(sms * per_sm, 1, kMaxBlocks);
-    }();
-    return blocks;
-}
-
 }  // namespace
 
 void dot_10_dot_product(const float* x, const float* y, float* out, std::int64_t n, float* workspace,
                         cudaStream_t stream)
 {
     const std::int64_t tiles = wb::ceil_div<std::int64_t>(n, 4 * kTile);
-    const auto blocks = static_cast<unsigned>(std::min<std::int64_t>(tiles, resident_blocks()));
+    static const int max_blocks =
+        std::clamp(wb::resident_blocks(dot_single_pass_kernel<kThreads>, kThreads), 1, kMaxBlocks);
+    const auto blocks = static_cast<unsigned>(std::min<std::int64_t>(tiles, max_blocks));
     auto* counter = reinterpret_cast<unsigned*>(workspace);
     dot_single_pass_kernel<kThreads>
         <<<blocks, kThreads, 0, stream>>>(x, y, out, n, workspace + kPartialsOffset, counter);

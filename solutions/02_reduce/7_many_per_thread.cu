@@ -46,27 +46,15 @@ __global__ void __launch_bounds__(kBlock) reduce_grid_stride_kernel(const float*
     }
 }
 
-/// How many blocks of the kernel the whole GPU holds at once: SMs x blocks per SM (asked once).
-int resident_blocks()
-{
-    static const int blocks = [] {
-        int device = 0, sms = 0, per_sm = 0;
-        WB_CUDA_CHECK(cudaGetDevice(&device));
-        WB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-        WB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, reduce_grid_stride_kernel<kThreads>,
-                                                                    kThreads, 0));
-        return std::clamp(sms * per_sm, 1, 4096);   // the workspace holds 4096 partial sums
-    }();
-    return blocks;
-}
-
 }  // namespace
 
 void sum_7_many_per_thread(const float* in, float* out, std::int64_t n, float* workspace, cudaStream_t stream)
 {
-    // Small inputs need fewer blocks: at least two elements per thread.
+    // As many blocks as the GPU holds at once (asked once), no more than the 4096 partial sums the
+    // workspace holds, and fewer for small inputs: at least two elements per thread.
+    static const int max_blocks = std::clamp(wb::resident_blocks(reduce_grid_stride_kernel<kThreads>, kThreads), 1, 4096);
     const auto blocks =
-        static_cast<unsigned>(std::min<std::int64_t>(wb::ceil_div<std::int64_t>(n, 2 * kThreads), resident_blocks()));
+        static_cast<unsigned>(std::min<std::int64_t>(wb::ceil_div<std::int64_t>(n, 2 * kThreads), max_blocks));
     if (blocks == 1) {
         reduce_grid_stride_kernel<kThreads><<<1, kThreads, 0, stream>>>(in, out, n);
         WB_CHECK_LAUNCH();

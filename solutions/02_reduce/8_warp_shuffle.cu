@@ -58,25 +58,13 @@ __global__ void __launch_bounds__(kBlock) reduce_shuffle_kernel(const float* __r
     if (threadIdx.x == 0) partial[blockIdx.x] = acc;
 }
 
-int resident_blocks()
-{
-    static const int blocks = [] {
-        int device = 0, sms = 0, per_sm = 0;
-        WB_CUDA_CHECK(cudaGetDevice(&device));
-        WB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-        WB_CUDA_CHECK(
-            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, reduce_shuffle_kernel<kThreads>, kThreads, 0));
-        return std::clamp(sms * per_sm, 1, 4096);
-    }();
-    return blocks;
-}
-
 }  // namespace
 
 void sum_8_warp_shuffle(const float* in, float* out, std::int64_t n, float* workspace, cudaStream_t stream)
 {
+    static const int max_blocks = std::clamp(wb::resident_blocks(reduce_shuffle_kernel<kThreads>, kThreads), 1, 4096);
     const auto blocks =
-        static_cast<unsigned>(std::min<std::int64_t>(wb::ceil_div<std::int64_t>(n, 2 * kThreads), resident_blocks()));
+        static_cast<unsigned>(std::min<std::int64_t>(wb::ceil_div<std::int64_t>(n, 2 * kThreads), max_blocks));
     if (blocks == 1) {
         reduce_shuffle_kernel<kThreads><<<1, kThreads, 0, stream>>>(in, out, n);
         WB_CHECK_LAUNCH();

@@ -79,19 +79,6 @@ __global__ void __launch_bounds__(kBlock) reduce_single_pass_kernel(const float*
     }
 }
 
-int resident_blocks()
-{
-    static const int blocks = [] {
-        int device = 0, sms = 0, per_sm = 0;
-        WB_CUDA_CHECK(cudaGetDevice(&device));
-        WB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-        WB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, reduce_single_pass_kernel<kThreads>,
-                                                                    kThreads, 0));
-        return std::clamp(sms * per_sm, 1, kMaxBlocks);
-    }();
-    return blocks;
-}
-
 }  // namespace
 
 void sum_9_vectorized_single_pass(const float* in, float* out, std::int64_t n, float* workspace,
@@ -99,7 +86,9 @@ void sum_9_vectorized_single_pass(const float* in, float* out, std::int64_t n, f
 {
     // No more blocks than tiles (small inputs), no more than the GPU holds at once.
     const std::int64_t tiles = wb::ceil_div<std::int64_t>(n, 4 * kTile);
-    const auto blocks = static_cast<unsigned>(std::min<std::int64_t>(tiles, resident_blocks()));
+    static const int max_blocks =
+        std::clamp(wb::resident_blocks(reduce_single_pass_kernel<kThreads>, kThreads), 1, kMaxBlocks);
+    const auto blocks = static_cast<unsigned>(std::min<std::int64_t>(tiles, max_blocks));
     auto* counter = reinterpret_cast<unsigned*>(workspace);
     reduce_single_pass_kernel<kThreads>
         <<<blocks, kThreads, 0, stream>>>(in, out, n, workspace + kPartialsOffset, counter);
