@@ -4,6 +4,7 @@
 // chapters/07_sgemm/stages.cuh; the lesson is chapters/07_sgemm/README.md.
 // Grade it with `make check-chapter 7`. You may change anything in this file except the
 // launcher's name and parameters. `make hint CH=7 STAGE=6` when stuck.
+#include "07_sgemm/epilogue.cuh"
 #include "07_sgemm/stages.cuh"
 #include "common/primitives.cuh"
 
@@ -43,8 +44,10 @@ __global__ void __launch_bounds__(kThreads)
     //       columns (t % 32) * 4 .. + 3) stored as a float4 into Bs. __syncthreads().
     // TODO: for k in 0..kBK-1: a_frag = two float4 from As[k][row0 ..], b_frag = two float4 from
     //       Bs[k][col0 ..], 64 FMAs; __syncthreads().
-    // TODO: epilogue: kVec: float4 stores (and float4 loads of C when beta != 0), one test col < N per
-    //       float4; !kVec: scalar stores, each tested.
+    // TODO: epilogue: for each row < M of the thread and each group of 4 columns,
+    //       ch07::store_c4<kVec>(c_row, col, N, alpha * those 4 accumulators as a float4, beta).
+    //       Read it in chapters/07_sgemm/epilogue.cuh: float4 stores where rows are aligned, C not
+    //       read when beta == 0, every column tested against N.
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 // chapters/07_sgemm/stages.cuh; the lesson is chapters/07_sgemm/README.md.
 // Grade it with `make check-chapter 7`. You may change anything in this file except the
 // launcher's name and parameters. `make hint CH=7 STAGE=7` when stuck.
+#include "07_sgemm/epilogue.cuh"
 #include "07_sgemm/stages.cuh"
 #include "common/primitives.cuh"
 

@@ -4,6 +4,7 @@
 // chapters/07_sgemm/stages.cuh; the lesson is chapters/07_sgemm/README.md.
 // Grade it with `make check-chapter 7`. You may change anything in this file except the
 // launcher's name and parameters. `make hint CH=7 STAGE=8` when stuck.
+#include "07_sgemm/epilogue.cuh"
 #include "07_sgemm/stages.cuh"
 #include "common/primitives.cuh"
 
@@ -101,7 +102,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
     //       buffer that tile - 1 used; copy_commit(); compute(tile's buffer).
     //       !kAsync: two buffers; load tile + 1 into registers, compute this tile, store the
     //       registers into the other buffer, __syncthreads().
-    // TODO: epilogue as in stage 7, rows and columns from the lane's (TM / 4) x (TN / 4) blocks.
+    // TODO: epilogue as in stage 7 (ch07::store_c4<kVecB>), rows and columns from the lane's
+    //       (TM / 4) x (TN / 4) blocks.
 }
 
 /// True when this GPU has cp.async (compute capability 8.0 or newer).

@@ -6,6 +6,7 @@
 // loads per k instead of 16. For A that needs the tile stored k-major (As[k][m], transposed), so that
 // a thread's 8 values of A for one k are contiguous. With fewer load instructions in the way, the
 // FMA units are busy a larger part of the time.
+#include "07_sgemm/epilogue.cuh"
 #include "07_sgemm/stages.cuh"
 #include "common/primitives.cuh"
 
@@ -91,23 +92,8 @@ __global__ void __launch_bounds__(kThreads)
 #pragma unroll
         for (int j = 0; j < kTN; j += 4) {
             const int col = n0 + thread_col * kTN + j;
-            float4 r = make_float4(alpha * acc[i][j], alpha * acc[i][j + 1], alpha * acc[i][j + 2], alpha * acc[i][j + 3]);
-            if constexpr (kVec) {
-                if (col < N) {
-                    float4* dst = reinterpret_cast<float4*>(c_row + col);
-                    if (beta != 0.0f) {
-                        const float4 old = *dst;
-                        r.x += beta * old.x, r.y += beta * old.y, r.z += beta * old.z, r.w += beta * old.w;
-                    }
-                    *dst = r;
-                }
-            } else {
-                const float v[4] = {r.x, r.y, r.z, r.w};
-#pragma unroll
-                for (int q = 0; q < 4; ++q) {
-                    if (col + q < N) c_row[col + q] = beta == 0.0f ? v[q] : v[q] + beta * c_row[col + q];
-                }
-            }
+            const float4 r = make_float4(alpha * acc[i][j], alpha * acc[i][j + 1], alpha * acc[i][j + 2], alpha * acc[i][j + 3]);
+            ch07::store_c4<kVec>(c_row, col, N, r, beta);
         }
     }
 }

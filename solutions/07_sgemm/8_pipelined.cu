@@ -16,6 +16,7 @@
 // Edges: rows of A and columns of B past the matrix are clamped to the last valid one (their results
 // are computed but never stored), and the last partial K tile is zero-filled through cp.async's
 // source size, so the main loop carries no bounds tests at all.
+#include "07_sgemm/epilogue.cuh"
 #include "07_sgemm/stages.cuh"
 #include "common/primitives.cuh"
 
@@ -302,23 +303,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
 #pragma unroll
         for (int j = 0; j < TN; j += 4) {
             const int col = n0 + warp_n + (j / 4) * Cfg::kLanesN * 4 + lane_n;
-            float4 r = make_float4(alpha * acc[i][j], alpha * acc[i][j + 1], alpha * acc[i][j + 2], alpha * acc[i][j + 3]);
-            if constexpr (kVecB) {
-                if (col < N) {
-                    float4* dst = reinterpret_cast<float4*>(c_row + col);
-                    if (beta != 0.0f) {
-                        const float4 old = *dst;
-                        r.x += beta * old.x, r.y += beta * old.y, r.z += beta * old.z, r.w += beta * old.w;
-                    }
-                    *dst = r;
-                }
-            } else {
-                const float v[4] = {r.x, r.y, r.z, r.w};
-#pragma unroll
-                for (int q = 0; q < 4; ++q) {
-                    if (col + q < N) c_row[col + q] = beta == 0.0f ? v[q] : v[q] + beta * c_row[col + q];
-                }
-            }
+            const float4 r = make_float4(alpha * acc[i][j], alpha * acc[i][j + 1], alpha * acc[i][j + 2], alpha * acc[i][j + 3]);
+            ch07::store_c4<kVecB>(c_row, col, N, r, beta);
         }
     }
 }
