@@ -34,11 +34,7 @@ function(workbook_add_catalog chapter_dir)
   file(READ "${src}/stages.json" json)
   string(JSON number GET "${json}" chapter)
   string(JSON stage_count LENGTH "${json}" stages)
-  if(number LESS 10)
-    set(prefix "ch0${number}")
-  else()
-    set(prefix "ch${number}")
-  endif()
+  workbook_chapter_prefix(prefix ${number})
   set(gen "${CMAKE_BINARY_DIR}/generated/${chapter_dir}")
 
   # The grader, compiled once as for the exercises (its candidate namespace is `learner`).

@@ -20,6 +20,15 @@ function(workbook_json_get out json)
   set(${out} "${value}" PARENT_SCOPE)
 endfunction()
 
+# The prefix of a chapter's targets and tests: chapter 2 -> ch02.
+function(workbook_chapter_prefix out number)
+  if(number LESS 10)
+    set(${out} "ch0${number}" PARENT_SCOPE)
+  else()
+    set(${out} "ch${number}" PARENT_SCOPE)
+  endif()
+endfunction()
+
 function(workbook_add_chapter chapter_dir)
   set(src "${CMAKE_SOURCE_DIR}/chapters/${chapter_dir}")
   if(NOT EXISTS "${src}/stages.json")
@@ -31,11 +40,7 @@ function(workbook_add_chapter chapter_dir)
   workbook_json_get(title "${json}" title)
   workbook_json_get(metric "${json}" metric)
   string(JSON stage_count LENGTH "${json}" stages)
-  if(number LESS 10)
-    set(prefix "ch0${number}")
-  else()
-    set(prefix "ch${number}")
-  endif()
+  workbook_chapter_prefix(prefix ${number})
 
   # The generated stage table: order, names, titles and speed targets, read by the grader.
   set(rows "")
