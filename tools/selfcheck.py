@@ -37,8 +37,10 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-RESULT_RE = re.compile(r"^WORKBOOK-RESULT (\{.*\})\s*$")
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from wbtools import core  # noqa: E402  (the chapters and the graders' result lines, as the learner tools read them)
+
+ROOT = core.ROOT
 EXPECT_RE = re.compile(r'^// expect: (wrong|not-implemented|too-slow|crashed|hung|race) "([^"]+)"\s*$')
 RACECHECK_RE = re.compile(r"RACECHECK SUMMARY: (\d+) hazard")
 ENTRY_RE = re.compile(r"^(\d+)_[A-Za-z0-9_]+$")
@@ -74,15 +76,7 @@ class Check:
 
 
 def chapter_metas(wanted: list[int] | None) -> list[dict]:
-    metas = []
-    for folder in sorted(p for p in (ROOT / "chapters").iterdir() if p.is_dir() and re.match(r"^\d\d_", p.name)):
-        if not (folder / "stages.json").exists():
-            continue   # a chapter still being written: CMake does not build it either
-        meta = json.loads((folder / "stages.json").read_text())
-        meta["dir"] = folder.name
-        if not wanted or meta["chapter"] in wanted:
-            metas.append(meta)
-    return metas
+    return [meta for meta in core.all_chapters() if not wanted or meta["chapter"] in wanted]
 
 
 def catalog_entries(meta: dict) -> list[tuple[str, int, str, str]]:
@@ -155,11 +149,9 @@ def run(check: Check, timeout: float) -> Check:
         last_line = (check.output.strip().splitlines() or [f"exit code {code}"])[-1]
         check.got = {"status": "passed" if code == 0 else "wrong", "summary": "" if code == 0 else last_line}
         return check
-    for line in check.output.splitlines():
-        match = RESULT_RE.match(line)
-        if match:
-            check.got = json.loads(match.group(1))
-            break
+    records = core.parse_results(check.output)
+    if records:
+        check.got = records[0]
     else:
         reason = f"exit code {code}" if code >= 0 else f"signal {-code}"
         check.got = {"status": "crashed", "summary": f"the grader process died ({reason}) before reporting"}
@@ -188,9 +180,8 @@ def gpu_unavailable(checks: list[Check], timeout: float) -> str | None:
     for line in proc.stdout.splitlines():
         if line.startswith("WORKBOOK-SKIP:"):
             return line.split(":", 1)[1].strip().rstrip(".")
-        match = RESULT_RE.match(line)
-        if match and json.loads(match.group(1)).get("emulated"):   # a CPU backend: no speed, no GPU behaviour
-            return "this build runs the kernels on a CPU emulator, and the catalog needs a real GPU"
+    if any(record.get("emulated") for record in core.parse_results(proc.stdout)):   # a CPU backend
+        return "this build runs the kernels on a CPU emulator, and the catalog needs a real GPU"
     return None
 
 
@@ -234,7 +225,11 @@ def main(argv: list[str]) -> int:
         return merge(args.merge)
 
     build = Path(args.build)
-    metas = chapter_metas(args.chapters)
+    try:
+        metas = chapter_metas(args.chapters)
+    except core.UserError as error:
+        print(f"make selfcheck: {error}")
+        return 2
     suites = set(args.suites.split(","))
     reason = gpu_unavailable(plan(build, metas, suites), args.timeout)
     if reason:
