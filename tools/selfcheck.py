@@ -357,12 +357,11 @@ def merge(paths: list[str]) -> int:
     for path in paths:
         try:
             saved = json.loads(Path(path).read_text())
-        except (OSError, ValueError) as error:
-            print(f"selfcheck --merge: cannot read {path} ({error}); give the files written by --json.")
+            repetitions += [[Outcome(c["suite"], c["chapter"], c["stage"], c["case"], c["ok"], c["got"])
+                             for c in checks] for checks in saved]
+        except (OSError, ValueError, KeyError, TypeError) as error:
+            print(f"selfcheck --merge: cannot read {path} ({error!r}); give the files written by --json.")
             return 2
-        for checks in saved:
-            repetitions.append([Outcome(c["suite"], c["chapter"], c["stage"], c["case"], c["ok"], c["got"])
-                                for c in checks])
     if not repetitions:
         print("selfcheck --merge: the files hold no repetition.")
         return 2

@@ -77,7 +77,9 @@ class MergeTest(unittest.TestCase):
     def test_a_missing_or_broken_file_gets_one_sentence(self):
         broken = self.tmp / "broken.json"
         broken.write_text("{not json")
-        for path in (str(self.tmp / "missing.json"), str(broken)):
+        other = self.tmp / "other.json"
+        other.write_text('{"rows": []}')   # JSON, but not what --json writes
+        for path in (str(self.tmp / "missing.json"), str(broken), str(other)):
             code, text = self.merge(path)
             self.assertEqual(code, 2)
             self.assertIn("give the files written by --json", text)
