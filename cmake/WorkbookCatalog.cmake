@@ -8,8 +8,13 @@
 # An entry's file name starts with its stage number (2_no_tail.cu is a stage 2 entry), and its header has
 #   // expect: <status> "<phrase>"
 # status: wrong, not-implemented, too-slow, crashed or hung (what WORKBOOK-RESULT must say); phrase: words
-# the grader's message must contain (letters, digits, spaces and - , ' : ( ) . = % / only). A bug that no
-# output can show (a race that the hardware happens not to lose) has status `race`: its test runs the
+# the grader's message must contain (letters, digits, spaces and - , ' : ( ) . = % / only).
+# The catalog also holds right kernels written in other styles (cooperative groups, other launch
+# geometries): their header says `// expect: passed`, with no phrase, and the grader must pass them.
+# An entry whose bug the CPU emulator sees differently, or cannot see, may add one line
+#   // emulated: <status> "<phrase>"      the verdict to expect from the emulated build instead
+#   // emulated: skip "<reason>"           no emulated test (the reason is printed as the skip)
+# A bug that no output can show (a race that the hardware happens not to lose) has status `race`: its test runs the
 # grader's correctness checks under compute-sanitizer's racecheck, which must report a hazard, and
 # tools/selfcheck.py runs the reference of the same stage the same way as a control (no hazard).
 #
@@ -72,13 +77,31 @@ function(workbook_add_catalog chapter_dir)
     if(NOT expect_count EQUAL 1)
       message(FATAL_ERROR "${shown}: needs exactly one line `// expect: <status> \"<phrase>\"`.")
     endif()
-    if(NOT expect_lines MATCHES "^// expect: (wrong|not-implemented|too-slow|crashed|hung|race) \"([-A-Za-z0-9 ,':().=%/]+)\" *$")
+    if(expect_lines MATCHES "^// expect: passed *$")
+      set(status passed)
+      set(phrase "")
+    elseif(expect_lines MATCHES "^// expect: (wrong|not-implemented|too-slow|crashed|hung|race) \"([-A-Za-z0-9 ,':().=%/]+)\" *$")
+      set(status "${CMAKE_MATCH_1}")
+      set(phrase "${CMAKE_MATCH_2}")
+    else()
       message(FATAL_ERROR "${shown}: `${expect_lines}` is not `// expect: <status> \"<phrase>\"` (status: wrong, "
-                          "not-implemented, too-slow, crashed, hung or race; phrase: letters, digits, spaces, - , ' : ( ) . = % /).")
+                          "not-implemented, too-slow, crashed, hung or race; phrase: letters, digits, spaces, - , ' : ( ) . = % /), "
+                          "nor `// expect: passed` for a right kernel.")
     endif()
-    set(status "${CMAKE_MATCH_1}")
-    set(phrase "${CMAKE_MATCH_2}")
-    string(REGEX REPLACE "([().])" "\\\\\\1" phrase_regex "${CMAKE_MATCH_2}")
+    file(STRINGS "${entry}" emulated_lines REGEX "^// emulated: ")
+    set(emulated_skip "")
+    if(WORKBOOK_EMULATED AND emulated_lines)
+      if(emulated_lines MATCHES "^// emulated: skip \"([^\"]+)\" *$")
+        set(emulated_skip "${CMAKE_MATCH_1}")
+      elseif(emulated_lines MATCHES "^// emulated: (wrong|not-implemented|crashed|hung|passed) \"([-A-Za-z0-9 ,':().=%/]*)\" *$")
+        set(status "${CMAKE_MATCH_1}")
+        set(phrase "${CMAKE_MATCH_2}")
+      else()
+        message(FATAL_ERROR "${shown}: `${emulated_lines}` is not `// emulated: <status> \"<phrase>\"` nor "
+                            "`// emulated: skip \"<reason>\"`.")
+      endif()
+    endif()
+    string(REGEX REPLACE "([().])" "\\\\\\1" phrase_regex "${phrase}")
 
     set(target ${prefix}_catalog_${name})
     add_executable(${target} "${entry}")
@@ -98,7 +121,11 @@ function(workbook_add_catalog chapter_dir)
                           RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/bin/catalog")
     workbook_emulated_target(${target})
 
-    if(WORKBOOK_EMULATED AND (status STREQUAL "too-slow" OR phrase MATCHES "implausibly fast|cached"))
+    if(emulated_skip)
+      add_test(NAME ${prefix}.catalog.${name} COMMAND ${CMAKE_COMMAND} -E echo "WORKBOOK-SKIP: ${emulated_skip}")
+      set_tests_properties(${prefix}.catalog.${name} PROPERTIES LABELS "emulated;catalog;${prefix}"
+                           SKIP_REGULAR_EXPRESSION "WORKBOOK-SKIP")
+    elseif(WORKBOOK_EMULATED AND (status STREQUAL "too-slow" OR phrase MATCHES "implausibly fast|cached"))
       # The CPU emulator times nothing: a verdict of the speed checks cannot be reached there.
       add_test(NAME ${prefix}.catalog.${name} COMMAND ${CMAKE_COMMAND} -E echo
                "WORKBOOK-SKIP: its verdict comes from the speed checks, which need a GPU")
@@ -130,6 +157,11 @@ function(workbook_add_catalog chapter_dir)
         LABELS "gpu;catalog;${prefix}" TIMEOUT ${WORKBOOK_STAGE_TIMEOUT} RUN_SERIAL TRUE
         SKIP_REGULAR_EXPRESSION "WORKBOOK-SKIP"
         PASS_REGULAR_EXPRESSION "WORKBOOK-RESULT .*\"status\": \"${status}\".*\"summary\": .*${phrase_regex}")
+      if(status STREQUAL "passed")
+        # A right kernel: any other status is a false failure of the grader.
+        set_tests_properties(${prefix}.catalog.${name} PROPERTIES FAIL_REGULAR_EXPRESSION
+                             "WORKBOOK-RESULT .*\"status\": \"(wrong|not-implemented|too-slow|crashed|hung)\"")
+      endif()
     endif()
   endforeach()
 endfunction()
