@@ -1053,7 +1053,14 @@ bool run_block(const LaunchState& launch, std::uint64_t index)
 {
     const Schedule schedule = schedule_for(launch.index, index);
     const std::uint64_t seed = (launch.index * 0x9E3779B97F4A7C15ull) ^ (index * 0xBF58476D1CE4E5B9ull);
-    return worker().block.run(launch, block_coordinates(index, launch.grid), schedule, seed);
+    BlockRun& block = worker().block;
+    const bool ok = block.run(launch, block_coordinates(index, launch.grid), schedule, seed);
+    // For the ledger (emu/ledger.hpp): the static shared memory a block of this launch placed.
+    const std::size_t placed = block.arena().static_bytes();
+    std::size_t seen = launch.static_shared_seen.load(std::memory_order_relaxed);
+    while (placed > seen && !launch.static_shared_seen.compare_exchange_weak(seen, placed)) {
+    }
+    return ok;
 }
 
 /// Blocks are independent, so the blocks of a launch are shared among a few threads (the device's

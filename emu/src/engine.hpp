@@ -4,6 +4,7 @@
 
 #include "cuda_runtime.h"
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -23,6 +24,7 @@ struct LaunchState {
     std::size_t dynamic_shared = 0;
     std::unique_ptr<KernelBody> body;
     std::uint64_t index = 0;   ///< launches so far in this process: picks the schedules
+    mutable std::atomic<std::size_t> static_shared_seen{0};   ///< largest static __shared__ bytes of a block (for the ledger)
 };
 
 /// Why a launch failed: a report for the learner, and whether a GPU would have hung.
@@ -55,6 +57,12 @@ inline constexpr std::size_t kSharedPerSm = 233472;
 inline constexpr int kMaxThreadsPerSm = 2048;
 inline constexpr int kMaxBlocksPerSm = 32;
 inline constexpr int kSmCount = 16;
+
+/// The ledger (emu/ledger.hpp): the runtime reports what a launcher does while a window is open.
+void ledger_note_kernel(const std::shared_ptr<const LaunchState>& launch, cudaStream_t stream);
+void ledger_note_operation(const char* what, cudaStream_t stream);
+void ledger_note_allocation(const void* address, std::size_t bytes);
+void ledger_note_release(const void* address);
 
 /// A source position for messages: "exercises/02_reduce/3_x.cu:41" (paths shortened to the repository).
 std::string where(const char* file, int line);

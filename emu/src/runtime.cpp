@@ -225,6 +225,7 @@ public:
         // The bytes between `bytes` and `padded` belong to the guard as well.
         if (padded > kPoisonLimit) std::memset(bytes_raw + kFrontGuard + bytes, kUndefinedByte, padded - bytes);
         *ptr = bytes_raw + kFrontGuard;
+        if (kind != MemoryKind::host) ledger_note_allocation(*ptr, bytes);
         std::lock_guard<std::mutex> lock(memory_mutex_);
         allocations_[reinterpret_cast<std::uintptr_t>(*ptr)] = Allocation{bytes_raw, bytes, padded, kind};
         return cudaSuccess;
@@ -236,6 +237,7 @@ public:
         auto it = allocations_.find(reinterpret_cast<std::uintptr_t>(ptr));
         if (it == allocations_.end()) return cudaErrorInvalidValue;
         if ((it->second.kind == MemoryKind::host) == device_side) return cudaErrorInvalidValue;
+        if (device_side) ledger_note_release(ptr);
         std::free(it->second.raw);
         allocations_.erase(it);
         return cudaSuccess;
@@ -440,6 +442,7 @@ void submit_launch(const KernelSite& site, const LaunchConfig& config, std::uniq
     launch->dynamic_shared = config.shared_bytes;
     launch->body = std::move(body);
     launch->index = device.next_launch_index();
+    ledger_note_kernel(launch, config.stream);
     const cudaError_t queued = device.enqueue(config.stream, [launch] {
         Device& d = Device::get();
         const std::string head = "kernel `" + std::string(launch->site.name) + "` launched at " +
@@ -806,12 +809,23 @@ cudaError_t check_copy(void* dst, const void* src, std::size_t bytes, cudaMemcpy
     return cudaSuccess;
 }
 
+const char* copy_name(cudaMemcpyKind kind, bool async)
+{
+    switch (kind) {
+        case cudaMemcpyHostToDevice: return async ? "cudaMemcpyAsync (host to device)" : "cudaMemcpy (host to device)";
+        case cudaMemcpyDeviceToHost: return async ? "cudaMemcpyAsync (device to host)" : "cudaMemcpy (device to host)";
+        case cudaMemcpyDeviceToDevice: return async ? "cudaMemcpyAsync (device to device)" : "cudaMemcpy (device to device)";
+        default: return async ? "cudaMemcpyAsync" : "cudaMemcpy";
+    }
+}
+
 cudaError_t copy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind, bool async, cudaStream_t stream)
 {
     if (sticky() != cudaSuccess) return note(sticky());
     const cudaError_t err = check_copy(dst, src, bytes, kind);
     if (err != cudaSuccess || bytes == 0) return note(err);
     Device& d = Device::get();
+    emu::detail::ledger_note_operation(copy_name(kind, async), async ? stream : nullptr);
     const bool device_only = d.is_device(dst, bytes) && d.is_device(src, bytes);
     if (async && device_only) return note(d.enqueue(stream, [dst, src, bytes] { std::memmove(dst, src, bytes); }));
     if (const cudaError_t capture = async ? d.enqueue(stream, [] {}) : d.check_sync_allowed(); capture != cudaSuccess) {
@@ -828,6 +842,7 @@ cudaError_t fill(void* ptr, int value, std::size_t bytes, bool async, cudaStream
     if (sticky() != cudaSuccess) return note(sticky());
     if (bytes == 0) return cudaSuccess;
     Device& d = Device::get();
+    emu::detail::ledger_note_operation(async ? "cudaMemsetAsync" : "cudaMemset", async ? stream : nullptr);
     if (!d.is_device(ptr, bytes)) {
         d.set_report(cudaErrorInvalidValue, "cudaMemset: the pointer is not " + std::to_string(bytes) +
                                                 " bytes of device memory");
