@@ -91,6 +91,7 @@ const DeviceInfo& device_info()
         d.l2_bytes = static_cast<std::size_t>(prop.l2CacheSize);
         d.global_bytes = prop.totalGlobalMem;
         d.shared_per_block_optin = prop.sharedMemPerBlockOptin;
+        d.max_threads_per_sm = prop.maxThreadsPerMultiProcessor;
         return d;
     }();
     return info;

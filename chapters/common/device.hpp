@@ -16,6 +16,7 @@ struct DeviceInfo {
     std::size_t l2_bytes = 0;  ///< L2 cache size
     std::size_t global_bytes = 0;
     std::size_t shared_per_block_optin = 0;  ///< largest shared memory a block may request
+    int max_threads_per_sm = 0;              ///< resident threads an SM holds at most (occupancy's denominator)
 };
 
 /// Empty when a usable GPU is present; otherwise one sentence saying why grading cannot run

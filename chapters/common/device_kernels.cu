@@ -51,7 +51,16 @@ void fill(T* data, std::int64_t n, std::uint64_t seed, float lo, float hi, cudaS
     WB_CHECK_LAUNCH();
 }
 
+/// Does nothing: its one record tells the launch ledger the id of the grader's stream.
+__global__ void workbook_ledger_marker_kernel() {}
+
 }  // namespace
+
+void launch_ledger_marker(cudaStream_t stream)
+{
+    workbook_ledger_marker_kernel<<<1, 1, 0, stream>>>();
+    WB_CHECK_LAUNCH();
+}
 
 void fill_uniform_device(float* data, std::int64_t n, std::uint64_t seed, float lo, float hi, cudaStream_t stream)
 {

@@ -17,6 +17,10 @@ void fill_uniform_device(__half* data, std::int64_t n, std::uint64_t seed, float
 void fill_uniform_device(__nv_bfloat16* data, std::int64_t n, std::uint64_t seed, float lo, float hi,
                          cudaStream_t stream);
 
+/// Launches an empty kernel on @p stream: the launch ledger (launch_ledger.hpp) learns from its record
+/// which stream id the profiler gives the grader's stream.
+void launch_ledger_marker(cudaStream_t stream);
+
 /// False when this build holds no machine code for the GPU (built for another architecture).
 bool harness_kernels_loadable();
 

@@ -1,6 +1,7 @@
 #include "common/grading.hpp"
 
 #include "common/cuda_check.hpp"
+#include "common/sanitizer_pass.hpp"
 
 #include <cstdio>
 #include <cstdlib>
@@ -181,13 +182,25 @@ void Stage::record(const std::string& key, double value)
 
 void Stage::run(const Launch& launch)
 {
+    // Under compute-sanitizer only the first, small cases run: the tools slow kernels down a hundredfold.
+    if (under_sanitizer() && ++sanitizer_runs_ > sanitizer_run_limit()) {
+        skipped_run_ = true;
+        return;
+    }
+    // Every call is recorded (launch_ledger.hpp): kernels and their streams, allocations kept.
+    ledger_begin(stream());
     try {
         launch(stream());
     } catch (const CudaError& error) {
+        ledger_abandon();
         throw failure_from_cuda(error, context_.chapter);
+    } catch (...) {
+        ledger_abandon();
+        throw;
     }
     const cudaError_t launch_error = cudaGetLastError();
     if (launch_error != cudaSuccess) {
+        ledger_abandon();
         throw failure_from_cuda(CudaError(launch_error, std::string(cudaGetErrorName(launch_error)) + " (" +
                                                             cudaGetErrorString(launch_error) + ") after your launcher returned"),
                                 context_.chapter);
@@ -195,23 +208,27 @@ void Stage::run(const Launch& launch)
     try {
         synchronize_with_timeout(stream());
     } catch (const CudaError& error) {
+        ledger_abandon();
         throw failure_from_cuda(error, context_.chapter);
+    } catch (...) {
+        ledger_abandon();
+        throw;
     }
-    if (emulated() && !stream_probed_) {
-        // Nothing is timed on the CPU emulator, so check_speed never probes the stream: after the first
-        // run, the same launch is called once more under capture (recorded, not run). The verdict waits
-        // for the end of the correctness checks, where an untouched skeleton is "not implemented yet".
-        stream_probed_ = true;
-        try {
-            check_stream_use(launch);
-        } catch (const StageFailure& failure) {
-            stream_failure_ = failure;
-        }
+    const LaunchRecord record = ledger_end();
+    ledger_.add(record);
+    if (record.available) last_kernels_ = record.kernels;
+    // Work on another stream is named at once: the wrong values it may cause would hide the reason.
+    if (!record.elsewhere.empty()) {
+        if (const std::optional<std::string> problem = ledger_.verdict()) throw StageFailure{Status::wrong, *problem};
     }
 }
 
 void Stage::expect(const CompareReport& report, const std::string& case_name)
 {
+    if (skipped_run_) {   // the run was left out under compute-sanitizer: nothing to compare
+        skipped_run_ = false;
+        return;
+    }
     if (rechecking_) {   // after timing: check_speed turns these into "wrong" (recheck_failure)
         if (report.ok) {
             std::printf("  ok    %s\n", case_name.c_str());
@@ -232,6 +249,7 @@ void Stage::expect(const CompareReport& report, const std::string& case_name)
 void Stage::end_of_correctness()
 {
     if (const std::optional<StageFailure> failure = unwritten_.at_end()) throw *failure;
+    if (const std::optional<std::string> problem = ledger_.verdict()) throw StageFailure{Status::wrong, *problem};
     if (stream_failure_) {
         const StageFailure failure = *stream_failure_;
         stream_failure_.reset();
@@ -268,6 +286,22 @@ void Stage::check_stream_use(const Launch& launch)
     if (const std::optional<StageFailure> failure = stream_probe_verdict(error, nodes)) throw *failure;
 }
 
+void Stage::check_idea(const Launch& launch, const std::function<std::string(const std::vector<KernelFacts>&)>& rule)
+{
+    end_of_correctness();
+    if (under_sanitizer()) return;   // checked in the grader's own run
+    const std::vector<KernelFacts> kernels = launch_facts(launch, stream());
+    if (kernels.empty()) {
+        std::printf("  the stage's idea is not checked: no launch facts could be read here\n");
+        return;
+    }
+    const std::string missing = rule(kernels);
+    if (missing.empty()) return;
+    throw StageFailure{Status::wrong, "right results, but not this stage's idea: " + missing + "\n  your launch: " +
+                                          describe_kernels(kernels) +
+                                          ".\n  Re-read the stage's contract (stages.cuh) and its section of the chapter README."};
+}
+
 bool Stage::measures_speed()
 {
     const std::string reason = timing_unavailable_reason();
@@ -281,7 +315,8 @@ void Stage::check_speed(const SpeedCase& speed)
 {
     end_of_correctness();
     if (!measures_speed()) return;
-    check_stream_use(speed.candidate);
+    // The ledger saw every call already; without it, a capture of one call finds work on another stream.
+    if (!ledger_unavailable_reason().empty()) check_stream_use(speed.candidate);
     const double copy_gbps = copy_bandwidth_gbps();
     const bool has_target = info_.speedup_target > 0.0 && speed.previous_reference;
 
@@ -368,8 +403,13 @@ void Stage::check_speed(const SpeedCase& speed)
                   speedup, previous.c_str(), t_previous, required, info_.speedup_target, gain, info_.id);
     std::printf("        %s\n", line);
     if (!fast_enough) {
-        throw StageFailure{Status::too_slow, "correct, but too slow: " + std::string(line) +
-                                                 ".\n  Re-read the stage's idea in the chapter README, or `make hint`."};
+        // Why: the launch facts of the three, read without running them (launch_ledger.hpp).
+        const std::string why = explain_launch_difference(
+            launch_facts(speed.candidate, stream()), launch_facts(speed.previous_reference, stream()),
+            launch_facts(speed.current_reference, stream()), info_.id, device_info().sm_count, speed.bytes);
+        throw StageFailure{Status::too_slow, "correct, but too slow: " + std::string(line) + ".\n  " +
+                                                 (why.empty() ? std::string() : why + "\n  ") +
+                                                 "Re-read the stage's idea in the chapter README, or `make hint`."};
     }
 }
 
@@ -421,6 +461,13 @@ StageVerdict run_stage(const GraderContext& context, const StageInfo& info, cons
     } catch (const std::exception& error) {
         verdict = {Status::crashed, std::string("the grader stopped: ") + error.what()};
     }
+#if !WORKBOOK_EMULATED
+    if (verdict.status == Status::passed) {
+        if (std::optional<StageFailure> failure = sanitizer_verdict(context, info)) {
+            verdict = {failure->status, failure->message};
+        }
+    }
+#endif
     print_result(context, info, verdict.status, verdict.message, fields);
     if (verdict.status == Status::passed) {
         std::printf("PASSED: stage %d\n", info.id);

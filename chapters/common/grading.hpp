@@ -17,6 +17,7 @@
 #include "common/compare.hpp"
 #include "common/device.hpp"
 #include "common/device_kernels.hpp"
+#include "common/launch_ledger.hpp"
 #include "common/random.hpp"
 #include "common/stage_info.hpp"
 #include "common/timing.hpp"
@@ -126,6 +127,16 @@ public:
     /// Adds "key": value to the result line.
     void record(const std::string& key, double value);
 
+    /// Checks the idea of the stage where its speed alone cannot (a stage whose reference gains little
+    /// over the previous one on some GPU, so that a copy of the previous stage would pass): @p rule gets
+    /// the kernels that @p launch launches (launch_facts) and returns "" when they show the idea, else
+    /// what is missing. A complaint ends the stage as a wrong result; where no launch facts can be had,
+    /// it says so and checks nothing.
+    void check_idea(const Launch& launch, const std::function<std::string(const std::vector<KernelFacts>&)>& rule);
+
+    /// The kernels of the last call of the candidate's launcher (empty where they cannot be recorded).
+    const std::vector<KernelFacts>& last_kernels() const { return last_kernels_; }
+
 private:
     friend struct StageVerdict run_stage(const GraderContext&, const StageInfo&, const std::function<void(Stage&)>&);
     std::string memcheck_hint() const;
@@ -137,8 +148,11 @@ private:
     UnwrittenOutputs unwritten_;
     bool rechecking_ = false;
     bool speed_reason_printed_ = false;
-    bool stream_probed_ = false;                   ///< on the CPU emulator the first run() probes the stream
     std::optional<StageFailure> stream_failure_;   ///< its verdict, given at the end of the correctness checks
+    LedgerJudge ledger_;                           ///< what every call of the candidate's launcher did
+    int sanitizer_runs_ = 0;                       ///< calls made under compute-sanitizer (sanitizer_pass.hpp)
+    bool skipped_run_ = false;                     ///< the last call was left out under compute-sanitizer
+    std::vector<KernelFacts> last_kernels_;
 };
 
 /// Runs @p body for one stage and prints its verdict; returns the status and message.

@@ -1,0 +1,34 @@
+/// @file sanitizer_pass.hpp
+/// @brief After a stage passes on a GPU, its correctness checks run once more under compute-sanitizer.
+///
+/// A missing __syncthreads(), a barrier inside divergent code or a read past the end of an input can
+/// give the right numbers on today's GPU and the wrong ones on the next. So a stage that passed is run
+/// again, in child processes of the grader, under three of compute-sanitizer's tools at once: memcheck
+/// (accesses outside an allocation; the inputs have no guard bytes in this run, so a read one element
+/// past the end is caught), racecheck (shared-memory hazards between threads) and synccheck (barriers
+/// not reached by every thread). Only the first few correctness cases run (the small ones), and nothing
+/// is timed. A finding fails the stage with the tool's first report and its source line.
+#pragma once
+
+#include "common/grading.hpp"
+
+#include <optional>
+#include <string>
+
+namespace wb {
+
+/// True in the child process that compute-sanitizer runs (WORKBOOK_UNDER_SANITIZER is set).
+bool under_sanitizer();
+
+/// In that child: how many calls of the launcher run before the rest of the cases are skipped.
+int sanitizer_run_limit();
+
+/// What one tool's output says, pure logic: nothing when it found nothing, else the failure message.
+std::optional<std::string> describe_sanitizer_findings(const std::string& tool, const std::string& output,
+                                                       int chapter);
+
+/// Runs the stage's correctness checks again under the three tools; the stage's failure if one found a
+/// problem. Prints one line either way ("not sanitizer-checked: ..." when the tool is missing).
+std::optional<StageFailure> sanitizer_verdict(const GraderContext& context, const StageInfo& info);
+
+}  // namespace wb
