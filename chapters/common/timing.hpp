@@ -14,11 +14,12 @@
 /// chapter's stages.json), capped by what the reference stage k itself gains over stage k-1 on this
 /// GPU in the same run, G = t(reference k-1) / t(reference k):
 ///     required = min(target_k, cap(G)),   cap(G) = max(0.8 G, min(1 + (G - 1) / 2, 0.95 G))
-/// - For a large gain (G >= 1.6) the cap is 80% of it: a GPU on which an optimisation matters less
+/// - For a large gain (G >= 5/3) the cap is 80% of it: a GPU on which an optimisation matters less
 ///   asks less of the learner.
-/// - For a modest gain (1 < G < 1.6) the cap is half of the gain, 1 + (G - 1) / 2: a plain 80% of G
-///   would drop below 1 for G < 1.25 and let a copy of stage k-1 pass, a check that cannot fail.
-/// - Never more than 95% of G, so a stage as good as the reference passes with a 5% margin for noise.
+/// - For a modest gain (10/9 <= G <= 5/3) the cap is half of the gain, 1 + (G - 1) / 2: a plain 80%
+///   of G would drop below 1 for G < 1.25 and let a copy of stage k-1 pass, a check that cannot fail.
+/// - For the smallest gains (G <= 10/9) the cap is 95% of G, and it never exceeds that anywhere, so
+///   a stage as good as the reference passes with a 5% margin for noise.
 /// A failing check is measured again (up to three measurements in all) before it is reported.
 #pragma once
 

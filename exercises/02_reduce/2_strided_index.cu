@@ -17,7 +17,8 @@ __global__ void reduce_strided_kernel(const float* __restrict__ in, float* __res
 {
     // TODO: load one element per thread into shared memory as in stage 1 (0 past the end), __syncthreads().
     // TODO: for s = 1, 2, 4, ... < blockDim.x: index = 2 * s * tid; if index < blockDim.x, add
-    //       sdata[index + s] into sdata[index]; __syncthreads() after each step.
+    //       sdata[index + s] into sdata[index]; __syncthreads() after each step. (The lanes of a warp
+    //       then touch words 2s apart: bank conflicts from s = 1 on, which stage 3 removes.)
     // TODO: thread 0 writes sdata[0] to partial[blockIdx.x].
 }
 

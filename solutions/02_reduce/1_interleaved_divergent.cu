@@ -3,7 +3,7 @@
 // The baseline: one element per thread, a tree of log2(256) = 8 steps in shared memory, one partial
 // sum per block, and further launches over the partial sums until one value is left. It is correct
 // but slow: `tid % (2 * s)` costs a dozen instructions, and the threads that work are spread over
-// all eight warps, so every warp keeps running every step (divergent) while most lanes idle.
+// all eight warps, so for s <= 16 every warp runs the step (divergent) while most lanes idle.
 #include "02_reduce/stages.cuh"
 #include "common/primitives.cuh"
 
@@ -23,7 +23,7 @@ __global__ void reduce_interleaved_kernel(const float* __restrict__ in, float* _
     __syncthreads();
 
     for (unsigned s = 1; s < blockDim.x; s *= 2) {
-        if (tid % (2 * s) == 0) sdata[tid] += sdata[tid + s];   // active lanes: 0, 2s, 4s, ... of every warp
+        if (tid % (2 * s) == 0) sdata[tid] += sdata[tid + s];   // tid = 0, 2s, 4s, ...: in every warp while s <= 16
         __syncthreads();   // outside the if: every thread of the block must reach it
     }
     if (tid == 0) partial[blockIdx.x] = sdata[0];

@@ -3,8 +3,9 @@
 // Why it is faster than stage 1: thread tid now handles index 2 * s * tid, so at stride s the
 // working threads are 0 .. blockDim/(2s) - 1, packed into the first warps. Warps whose lanes are all
 // idle skip the step entirely instead of running it diverged, and the modulo is gone. What is left:
-// at s >= 16 the lanes of a warp read words 2s apart, i.e. the same few shared-memory banks, and the
-// hardware replays the access once per conflicting lane (bank conflicts). Stage 3 fixes that.
+// the lanes of a warp touch words 2s apart, so from s = 1 on they share shared-memory banks, and the
+// hardware replays the access once per extra word in the busiest bank (bank conflicts: 2, 4, 8, 8,
+// 8, 4, 2-way for s = 1 .. 64 on 256 threads, tools/bank_conflicts.py). Stage 3 fixes that.
 #include "02_reduce/stages.cuh"
 #include "common/primitives.cuh"
 
@@ -23,7 +24,7 @@ __global__ void reduce_strided_kernel(const float* __restrict__ in, float* __res
     __syncthreads();
 
     for (unsigned s = 1; s < blockDim.x; s *= 2) {
-        const unsigned index = 2 * s * tid;   // word index 2*s*tid: bank (2*s*tid) % 32, conflicts for s >= 16
+        const unsigned index = 2 * s * tid;   // bank (2*s*tid) % 32: lanes 2s words apart, conflicts from s = 1
         if (index < blockDim.x) sdata[index] += sdata[index + s];
         __syncthreads();
     }

@@ -1,11 +1,13 @@
 // Chapter 7, stage 7: warp tiling, each lane owns four 4 x 4 blocks spread over its warp's tile.          (reference solution)
 //
-// Why it is faster than stage 6: in stage 6 a thread's 8 columns are contiguous, so the 16 threads
-// of a half-warp read float4s 32 bytes apart from Bs and two of them land in the same banks in one
-// pass (a 2-way conflict on half the fragment loads). Here each warp owns a 64 x 32 part of the
-// block tile and each lane four 4 x 4 blocks, 32 rows and 16 columns apart: the warp's float4 reads
-// of As cover 128 consecutive bytes and those of Bs 64 (every address shared by several lanes,
-// no conflict), and a warp works on a small fixed part of the tile, so its loads stay close together.
+// Why it is faster than stage 6: a 128-bit shared load is served a quarter-warp at a time (8 lanes
+// x 16 bytes = 128 bytes per phase). In stage 6 a thread's 8 columns are contiguous, so the 8 lanes
+// of a phase read float4s of Bs 32 bytes apart, 256 bytes in all: lanes i and i + 4 hit the same
+// banks (a 2-way conflict on both B fragment loads, half of the four fragment loads per k). Here
+// each warp owns a 64 x 32 part of the block tile and each lane four 4 x 4 blocks, 32 rows and 16
+// columns apart: a phase reads 2 consecutive float4 of As or 4 of Bs, each shared by several lanes
+// (no conflict; the whole warp covers 128 bytes of As and 64 of Bs), and a warp works on a small
+// fixed part of the tile, so its loads stay close together.
 #include "07_sgemm/epilogue.cuh"
 #include "07_sgemm/stages.cuh"
 #include "common/primitives.cuh"
@@ -79,12 +81,12 @@ __global__ void __launch_bounds__(kThreads)
         for (int k = 0; k < kBK; ++k) {
             float a_frag[kTM], b_frag[kTN];
 #pragma unroll
-            for (int s = 0; s < kTM / 4; ++s) {   // 8 lanes read 8 consecutive float4: 128 bytes, no conflict
+            for (int s = 0; s < kTM / 4; ++s) {   // the warp reads 8 consecutive float4, a phase 2: no conflict
                 *reinterpret_cast<float4*>(&a_frag[s * 4]) =
                     *reinterpret_cast<const float4*>(&As[k][warp_m + s * (kWM / (kTM / 4)) + lane_m]);
             }
 #pragma unroll
-            for (int q = 0; q < kTN / 4; ++q) {   // 4 consecutive float4, each broadcast to 8 lanes
+            for (int q = 0; q < kTN / 4; ++q) {   // 4 consecutive float4 per phase and per warp: no conflict
                 *reinterpret_cast<float4*>(&b_frag[q * 4]) =
                     *reinterpret_cast<const float4*>(&Bs[k][warp_n + q * (kWN / (kTN / 4)) + lane_n]);
             }
