@@ -4,7 +4,10 @@
 # (every solution passes, every skeleton says "not implemented yet", every catalog entry fails for
 # its reason; outcomes that differ between repetitions are listed as flaky), then `make bench`.
 #   SELFCHECK_REPEAT=3 SELFCHECK_DEADLINE=300 tools/release-check.sh [steps]
-# steps: any of build, selfcheck, bench (default: all three, in that order).
+# steps: any of build, selfcheck, bench, checktime (default: build, selfcheck, bench, in that order).
+# checktime: `make check-chapter N` with the reference solutions copied into exercises/, timed with and
+# without the compute-sanitizer pass, for the chapters in CHECKTIME_CHAPTERS (default 1 to 7); the
+# exercises are restored afterwards.
 # Repetitions split over several runs (each keeps $OUT/selfcheck.json) are judged together with
 #   python3 tools/selfcheck.py --merge run1/selfcheck.json run2/selfcheck.json
 # Logs and tables go to $OUT (or build/release-check).
@@ -15,6 +18,7 @@ mkdir -p "$out"
 repeat="${SELFCHECK_REPEAT:-3}"
 deadline="${SELFCHECK_DEADLINE:-300}"
 steps="${*:-build selfcheck bench}"
+chapters="${CHECKTIME_CHAPTERS:-1 2 3 4 5 6 7}"
 want() { [[ " $steps " == *" $1 "* ]]; }
 {
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv
@@ -40,5 +44,23 @@ if want bench; then
   python3 tools/workbook.py bench > "$out/bench.log" 2>&1
   echo "bench exit status: $?"
   cp build/bench/results.json build/bench/results.md "$out/" 2>/dev/null || true
+fi
+if want checktime; then
+  saved="$(mktemp -d)"
+  cp -r exercises "$saved/"
+  for d in solutions/*/; do cp "$d"*.cu "exercises/$(basename "$d")/"; done
+  : > "$out/checktime.txt"
+  for n in $chapters; do
+    for sanitize in 1 0; do
+      t0=$(date +%s.%N)
+      WORKBOOK_SANITIZE=$sanitize python3 tools/workbook.py check "$n" > "$out/check-ch$n-sanitize$sanitize.log" 2>&1
+      rc=$?
+      t1=$(date +%s.%N)
+      printf 'chapter %s  sanitizer pass %s  %6.1f s  exit %s  %s\n' "$n" "$([ $sanitize = 1 ] && echo on || echo off)" \
+        "$(echo "$t1 - $t0" | bc)" "$rc" "$(grep -c "ok  stage" "$out/check-ch$n-sanitize$sanitize.log") stages passed" \
+        | tee -a "$out/checktime.txt"
+    done
+  done
+  rm -rf exercises && cp -r "$saved/exercises" . && rm -rf "$saved"
 fi
 echo "total: $(( $(date +%s) - start )) s"

@@ -139,7 +139,7 @@ def run(check: Check, timeout: float) -> Check:
             check.got = {"status": "not-built", "summary": "compute-sanitizer (CUDA Toolkit, bin/) was not found"}
             return check
         command = [sanitizer, "--tool", "racecheck", "--print-limit", "3"] + check.command
-        env = dict(os.environ, WORKBOOK_CORRECTNESS_ONLY="1")
+        env = dict(os.environ, WORKBOOK_CORRECTNESS_ONLY="1", WORKBOOK_SANITIZE="0")
     try:
         proc = subprocess.run(command, capture_output=True, text=True, timeout=timeout, env=env)
         check.output = proc.stdout + proc.stderr
@@ -179,7 +179,7 @@ def gpu_unavailable(checks: list[Check], timeout: float) -> str | None:
                   and Path(c.command[0]).exists()), None)
     if probe is None:
         return None
-    env = dict(os.environ, WORKBOOK_CORRECTNESS_ONLY="1")
+    env = dict(os.environ, WORKBOOK_CORRECTNESS_ONLY="1", WORKBOOK_SANITIZE="0")
     proc = subprocess.run(probe.command, capture_output=True, text=True, timeout=timeout, env=env)
     for line in proc.stdout.splitlines():
         if line.startswith("WORKBOOK-SKIP:"):
