@@ -51,6 +51,7 @@ if want checktime; then
   for d in solutions/*/; do cp "$d"*.cu "exercises/$(basename "$d")/"; done
   : > "$out/checktime.txt"
   for n in $chapters; do
+    cmake --build build --target "ch$(printf '%02d' "$n")" -j "$(nproc)" > /dev/null 2>&1
     for sanitize in 1 0; do
       t0=$(date +%s.%N)
       WORKBOOK_SANITIZE=$sanitize python3 tools/workbook.py check "$n" > "$out/check-ch$n-sanitize$sanitize.log" 2>&1

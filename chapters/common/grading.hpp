@@ -151,7 +151,6 @@ private:
     std::optional<StageFailure> stream_failure_;   ///< its verdict, given at the end of the correctness checks
     LedgerJudge ledger_;                           ///< what every call of the candidate's launcher did
     int sanitizer_runs_ = 0;                       ///< calls made under compute-sanitizer (sanitizer_pass.hpp)
-    bool skipped_run_ = false;                     ///< the last call was left out under compute-sanitizer
     std::vector<KernelFacts> last_kernels_;
 };
 

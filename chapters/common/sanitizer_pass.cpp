@@ -26,7 +26,7 @@ int sanitizer_run_limit()
 {
     const char* text = std::getenv("WORKBOOK_SANITIZER_RUNS");
     const int runs = text ? std::atoi(text) : 0;
-    return runs > 0 ? runs : 16;
+    return runs > 0 ? runs : 8;
 }
 
 namespace {

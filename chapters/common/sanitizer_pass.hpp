@@ -20,8 +20,11 @@ namespace wb {
 /// True in the child process that compute-sanitizer runs (WORKBOOK_UNDER_SANITIZER is set).
 bool under_sanitizer();
 
-/// In that child: how many calls of the launcher run before the rest of the cases are skipped.
+/// In that child: how many calls of the launcher run; the next call ends the stage (SanitizerCasesDone).
 int sanitizer_run_limit();
+
+/// Thrown by Stage::run in that child once its calls are made: the stage ends there, as passed.
+struct SanitizerCasesDone {};
 
 /// What one tool's output says, pure logic: nothing when it found nothing, else the failure message.
 std::optional<std::string> describe_sanitizer_findings(const std::string& tool, const std::string& output,
