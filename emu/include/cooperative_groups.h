@@ -195,6 +195,8 @@ public:
     {
         return __match_all_sync(build_mask(), value, &predicate, emu_file, emu_line) >> tile_base_lane(Size);
     }
+    /// Every tile is also a thread_group (size, rank and sync known at run time).
+    operator thread_group() const;
 };
 }  // namespace details
 
@@ -209,10 +211,8 @@ public:
     }
     unsigned meta_group_rank() const { return meta_rank_; }
     unsigned meta_group_size() const { return meta_size_; }
-    operator thread_group() const { return details_as_group(); }
 
 private:
-    thread_group details_as_group() const;
     unsigned meta_rank_;
     unsigned meta_size_;
 };
@@ -264,9 +264,9 @@ public:
 }  // namespace details
 
 template <unsigned Size>
-thread_group thread_block_tile<Size, void>::details_as_group() const
+details::tile_base<Size>::operator thread_group() const
 {
-    return details::dynamic_tile(Size);
+    return dynamic_tile(Size);
 }
 
 /// Splits @p parent into tiles of @p tile_size threads (a power of two from 1 to 32), known at run time.

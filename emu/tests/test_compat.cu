@@ -52,6 +52,20 @@ __global__ void tile8_facts(const int* in, int* out)
     o[7] = cg::reduce(tile, v, cg::greater<int>());
 }
 
+/// Tiles of 16 cut from tiles of 32, and a tile seen as a thread_group.
+__global__ void tiles_of_tiles(int* out)
+{
+    const auto warp = cg::tiled_partition<32>(cg::this_thread_block());
+    const auto half = cg::tiled_partition<16>(warp);
+    const cg::thread_group as_group = half;
+    const int t = static_cast<int>(threadIdx.x);
+    as_group.sync();
+    out[t * 4 + 0] = static_cast<int>(half.meta_group_rank());
+    out[t * 4 + 1] = static_cast<int>(half.meta_group_size());
+    out[t * 4 + 2] = cg::reduce(half, t, cg::plus<int>());
+    out[t * 4 + 3] = static_cast<int>(as_group.size() * 100 + as_group.thread_rank());
+}
+
 /// Tiles whose size is known at run time only: rank, size and sync.
 __global__ void dynamic_tiles(int* out, unsigned tile_size)
 {
@@ -117,6 +131,22 @@ TEST_CASE("cooperative groups: tiles of 8 shuffle, vote and reduce within the ti
         CHECK(o[t * 8 + 5] == static_cast<int>(ballot));
         CHECK(o[t * 8 + 6] == lo);
         CHECK(o[t * 8 + 7] == hi);
+    }
+}
+
+TEST_CASE("cooperative groups: tiles of tiles, and tiles as thread_group", "[emu][compat]")
+{
+    DeviceArray<int> out(64 * 4);
+    tiles_of_tiles<<<1, 64>>>(out.data);
+    REQUIRE(emu_test::finish().ok());
+    const auto o = out.download();
+    for (int t = 0; t < 64; ++t) {
+        const int first = t / 16 * 16;
+        INFO("thread " << t);
+        CHECK(o[t * 4 + 0] == (t % 32) / 16);
+        CHECK(o[t * 4 + 1] == 2);
+        CHECK(o[t * 4 + 2] == 16 * first + 120);   // first + (first + 1) + ... + (first + 15)
+        CHECK(o[t * 4 + 3] == 1600 + t % 16);
     }
 }
 
