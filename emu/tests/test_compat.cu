@@ -221,6 +221,27 @@ TEST_CASE("std::numeric_limits in device code", "[emu][compat]")
     CHECK(out.download()[0] == -3.0f);
 }
 
+// ---- __device__ lambdas passed from host code (nvcc: --extended-lambda), vector type layout ----------------
+static_assert(sizeof(float4) == 16 && alignof(float4) == 16, "float4 as in CUDA");
+static_assert(sizeof(float2) == 8 && alignof(float2) == 8, "float2 as in CUDA");
+static_assert(sizeof(int4) == 16 && alignof(int4) == 16, "int4 as in CUDA");
+
+template <class F>
+__global__ void apply_each(float* p, int n, F f)
+{
+    const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+    if (i < n) p[i] = f(p[i]);
+}
+
+TEST_CASE("a __device__ lambda written in host code runs in a kernel", "[emu][compat]")
+{
+    DeviceArray<float> p(std::vector<float>{1.0f, 2.0f, 3.0f});
+    const float scale = 2.5f;
+    apply_each<<<1, 32>>>(p.data, 3, [scale] __device__(float x) { return scale * x; });
+    REQUIRE(emu_test::finish().ok());
+    CHECK(p.download() == std::vector<float>{2.5f, 5.0f, 7.5f});
+}
+
 // ---- the runtime: enums and functions learners use --------------------------------------------------
 __global__ void noop_kernel(float*) {}
 
