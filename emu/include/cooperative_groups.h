@@ -287,8 +287,8 @@ thread_group coalesced_threads()
 {
     static_assert(!std::is_void_v<Unsupported> && std::is_void_v<Unsupported>,
                   "cooperative_groups::coalesced_threads() is not supported by the CPU emulator: it cannot tell "
-                  "which lanes a GPU runs together. Use tiled_partition<32>(this_thread_block()) with "
-                  "__activemask()-free code, or grade on a GPU.");
+                  "which lanes a GPU runs together after a branch. Write it with tiled_partition<32>(this_thread_block()) "
+                  "and explicit masks, or grade this stage on a GPU.");
     return details::dynamic_tile(32);
 }
 
