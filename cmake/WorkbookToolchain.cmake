@@ -72,7 +72,11 @@ endif()
 find_package(CUDAToolkit REQUIRED)
 
 # Line info lets compute-sanitizer and the profilers point at source lines; it does not slow kernels.
-set(CMAKE_CUDA_FLAGS "${CMAKE_CUDA_FLAGS} -lineinfo")
+# --expt-relaxed-constexpr lets device code call constexpr host functions such as
+# std::numeric_limits<float>::infinity(), and --extended-lambda lets a __device__ lambda written in a
+# launcher be passed to a kernel: the CPU emulator accepts both, so without these flags code that
+# passes there would not compile here.
+set(CMAKE_CUDA_FLAGS "${CMAKE_CUDA_FLAGS} -lineinfo --expt-relaxed-constexpr --extended-lambda")
 set(WORKBOOK_CUDA_WARNINGS -Xcompiler=-Wall)
 set(WORKBOOK_CUDA_RUNTIME CUDA::cudart)
 else()

@@ -485,6 +485,11 @@ cudaError_t func_set_attribute(const void* kernel, cudaFuncAttribute attribute, 
         if (value < 0 || static_cast<std::size_t>(value) > kSharedPerBlockOptin) return note(cudaErrorInvalidValue);
         std::lock_guard<std::mutex> lock(attributes_mutex);
         dynamic_shared_limits[kernel] = value;
+    } else if (attribute == cudaFuncAttributePreferredSharedMemoryCarveout) {
+        // A hint only (-1 for the default, else a percentage), as on the GPU.
+        if (value < cudaSharedmemCarveoutDefault || value > cudaSharedmemCarveoutMaxShared) return note(cudaErrorInvalidValue);
+    } else {
+        return note(cudaErrorInvalidValue);
     }
     return cudaSuccess;
 }
@@ -511,6 +516,16 @@ cudaError_t memcpy_symbol(void* symbol, std::size_t symbol_bytes, const void* sr
         std::memcpy(dst, static_cast<const char*>(symbol) + offset, bytes);
     }
     return cudaSuccess;
+}
+
+cudaError_t memcpy_symbol_async(void* symbol, std::size_t symbol_bytes, const void* src, std::size_t bytes,
+                                std::size_t offset, bool to_symbol, void* dst, cudaStream_t stream)
+{
+    if (offset + bytes > symbol_bytes) return note(cudaErrorInvalidValue);
+    // Host memory is pageable: like cudaMemcpyAsync, the copy joins the stream (or its capture) and
+    // then happens at once, after the work queued before it.
+    if (const cudaError_t queued = Device::get().enqueue(stream, [] {}); queued != cudaSuccess) return note(queued);
+    return memcpy_symbol(symbol, symbol_bytes, src, bytes, offset, to_symbol, dst);
 }
 
 }  // namespace emu::detail
@@ -715,6 +730,23 @@ cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device)
         case cudaDevAttrMaxRegistersPerMultiprocessor: *value = p.regsPerMultiprocessor; break;
         case cudaDevAttrMaxSharedMemoryPerBlockOptin: *value = static_cast<int>(p.sharedMemPerBlockOptin); break;
         case cudaDevAttrMaxBlocksPerMultiprocessor: *value = p.maxBlocksPerMultiProcessor; break;
+        case cudaDevAttrMaxPitch: *value = static_cast<int>(p.memPitch); break;
+        case cudaDevAttrKernelExecTimeout: *value = p.kernelExecTimeoutEnabled; break;
+        case cudaDevAttrIntegrated: *value = p.integrated; break;
+        case cudaDevAttrCanMapHostMemory: *value = p.canMapHostMemory; break;
+        case cudaDevAttrComputeMode: *value = p.computeMode; break;
+        case cudaDevAttrConcurrentKernels: *value = p.concurrentKernels; break;
+        case cudaDevAttrEccEnabled: *value = p.ECCEnabled; break;
+        case cudaDevAttrPciBusId: *value = p.pciBusID; break;
+        case cudaDevAttrAsyncEngineCount: *value = p.asyncEngineCount; break;
+        case cudaDevAttrUnifiedAddressing: *value = p.unifiedAddressing; break;
+        case cudaDevAttrStreamPrioritiesSupported: *value = p.streamPrioritiesSupported; break;
+        case cudaDevAttrManagedMemory: *value = p.managedMemory; break;
+        case cudaDevAttrCooperativeLaunch: *value = 0; break;   // cooperative launches are not emulated
+        case cudaDevAttrMaxPersistingL2CacheSize: *value = p.persistingL2CacheMaxSize; break;
+        case cudaDevAttrMaxAccessPolicyWindowSize: *value = p.accessPolicyMaxWindowSize; break;
+        case cudaDevAttrReservedSharedMemoryPerBlock: *value = static_cast<int>(p.reservedSharedMemPerBlock); break;
+        case cudaDevAttrMemoryPoolsSupported: *value = 1; break;
         default: return note(cudaErrorInvalidValue);
     }
     return cudaSuccess;
@@ -878,9 +910,15 @@ cudaError_t cudaMemcpy2D(void* dst, std::size_t dpitch, const void* src, std::si
     return cudaSuccess;
 }
 cudaError_t cudaMemcpy2DAsync(void* dst, std::size_t dpitch, const void* src, std::size_t spitch, std::size_t width,
-                              std::size_t height, cudaMemcpyKind kind, cudaStream_t)
+                              std::size_t height, cudaMemcpyKind kind, cudaStream_t stream)
 {
-    return cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind);
+    if (width > dpitch || width > spitch) return note(cudaErrorInvalidValue);
+    for (std::size_t row = 0; row < height; ++row) {
+        const cudaError_t err = copy(static_cast<char*>(dst) + row * dpitch, static_cast<const char*>(src) + row * spitch,
+                                     width, kind, true, stream);
+        if (err != cudaSuccess) return err;
+    }
+    return cudaSuccess;
 }
 cudaError_t cudaMemset(void* ptr, int value, std::size_t bytes) { return fill(ptr, value, bytes, false, nullptr); }
 cudaError_t cudaMemsetAsync(void* ptr, int value, std::size_t bytes, cudaStream_t stream)
@@ -891,6 +929,16 @@ cudaError_t cudaMemset2D(void* ptr, std::size_t pitch, int value, std::size_t wi
 {
     for (std::size_t row = 0; row < height; ++row) {
         const cudaError_t err = fill(static_cast<char*>(ptr) + row * pitch, value, width, false, nullptr);
+        if (err != cudaSuccess) return err;
+    }
+    return cudaSuccess;
+}
+cudaError_t cudaMemset2DAsync(void* ptr, std::size_t pitch, int value, std::size_t width, std::size_t height,
+                              cudaStream_t stream)
+{
+    if (width > pitch) return note(cudaErrorInvalidValue);
+    for (std::size_t row = 0; row < height; ++row) {
+        const cudaError_t err = fill(static_cast<char*>(ptr) + row * pitch, value, width, true, stream);
         if (err != cudaSuccess) return err;
     }
     return cudaSuccess;

@@ -43,17 +43,9 @@ struct dim3 {
     constexpr operator uint3() const { return uint3{x, y, z}; }
 };
 
-// The built-in variables live in thread-local storage of the worker thread that runs the block;
-// the scheduler updates them whenever it switches to another CUDA thread.
-extern __thread uint3 emu_tls_threadIdx;
-extern __thread uint3 emu_tls_blockIdx;
-extern __thread uint3 emu_tls_blockDim;
-extern __thread uint3 emu_tls_gridDim;
-
-#define threadIdx (static_cast<const uint3&>(emu_tls_threadIdx))
-#define blockIdx (static_cast<const uint3&>(emu_tls_blockIdx))
-#define blockDim (static_cast<const uint3&>(emu_tls_blockDim))
-#define gridDim (static_cast<const uint3&>(emu_tls_gridDim))
+// The built-in variables threadIdx, blockIdx, blockDim and gridDim: variables, not macros, so that
+// host code may name its own `dim3 gridDim(...)` as it can with nvcc.
+#include "emu/builtin_variables.hpp"
 
 /// Threads per warp, as on every NVIDIA GPU so far (the emulator's warps have 32 lanes too).
 inline constexpr int warpSize = 32;

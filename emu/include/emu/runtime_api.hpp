@@ -143,24 +143,48 @@ enum cudaDeviceAttr {
     cudaDevAttrMaxSharedMemoryPerBlock = 8,
     cudaDevAttrTotalConstantMemory = 9,
     cudaDevAttrWarpSize = 10,
+    cudaDevAttrMaxPitch = 11,
     cudaDevAttrMaxRegistersPerBlock = 12,
     cudaDevAttrClockRate = 13,
     cudaDevAttrMultiProcessorCount = 16,
+    cudaDevAttrKernelExecTimeout = 17,
+    cudaDevAttrIntegrated = 18,
+    cudaDevAttrCanMapHostMemory = 19,
+    cudaDevAttrComputeMode = 20,
+    cudaDevAttrConcurrentKernels = 31,
+    cudaDevAttrEccEnabled = 32,
+    cudaDevAttrPciBusId = 33,
     cudaDevAttrMemoryClockRate = 36,
     cudaDevAttrGlobalMemoryBusWidth = 37,
     cudaDevAttrL2CacheSize = 38,
     cudaDevAttrMaxThreadsPerMultiProcessor = 39,
+    cudaDevAttrAsyncEngineCount = 40,
+    cudaDevAttrUnifiedAddressing = 41,
     cudaDevAttrComputeCapabilityMajor = 75,
     cudaDevAttrComputeCapabilityMinor = 76,
+    cudaDevAttrStreamPrioritiesSupported = 78,
     cudaDevAttrMaxSharedMemoryPerMultiprocessor = 81,
     cudaDevAttrMaxRegistersPerMultiprocessor = 82,
+    cudaDevAttrManagedMemory = 83,
+    cudaDevAttrCooperativeLaunch = 95,
     cudaDevAttrMaxSharedMemoryPerBlockOptin = 97,
     cudaDevAttrMaxBlocksPerMultiprocessor = 106,
+    cudaDevAttrMaxPersistingL2CacheSize = 108,
+    cudaDevAttrMaxAccessPolicyWindowSize = 109,
+    cudaDevAttrReservedSharedMemoryPerBlock = 111,
+    cudaDevAttrMemoryPoolsSupported = 115,
 };
 
 enum cudaFuncAttribute {
     cudaFuncAttributeMaxDynamicSharedMemorySize = 8,
     cudaFuncAttributePreferredSharedMemoryCarveout = 9,
+};
+
+/// Values for cudaFuncAttributePreferredSharedMemoryCarveout (any percentage 0..100 is allowed too).
+enum cudaSharedCarveout {
+    cudaSharedmemCarveoutDefault = -1,
+    cudaSharedmemCarveoutMaxShared = 100,
+    cudaSharedmemCarveoutMaxL1 = 0,
 };
 
 enum cudaFuncCache {
@@ -240,6 +264,8 @@ cudaError_t cudaMemcpy2DAsync(void* dst, std::size_t dpitch, const void* src, st
 cudaError_t cudaMemset(void* ptr, int value, std::size_t bytes);
 cudaError_t cudaMemsetAsync(void* ptr, int value, std::size_t bytes, cudaStream_t stream = 0);
 cudaError_t cudaMemset2D(void* ptr, std::size_t pitch, int value, std::size_t width, std::size_t height);
+cudaError_t cudaMemset2DAsync(void* ptr, std::size_t pitch, int value, std::size_t width, std::size_t height,
+                              cudaStream_t stream = 0);
 cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* attributes, const void* ptr);
 cudaError_t cudaMemPrefetchAsync(const void* ptr, std::size_t bytes, int device, cudaStream_t stream = 0);
 
@@ -274,6 +300,9 @@ cudaError_t func_set_attribute(const void* kernel, cudaFuncAttribute attribute, 
 cudaError_t occupancy_blocks_per_sm(int* blocks, const void* kernel, int block_size, std::size_t dynamic_smem);
 cudaError_t memcpy_symbol(void* symbol, std::size_t symbol_bytes, const void* src, std::size_t bytes,
                           std::size_t offset, bool to_symbol, void* dst);
+/// The same on @p stream: ordered after the stream's earlier work, recorded when it is captured.
+cudaError_t memcpy_symbol_async(void* symbol, std::size_t symbol_bytes, const void* src, std::size_t bytes,
+                                std::size_t offset, bool to_symbol, void* dst, cudaStream_t stream);
 }  // namespace emu::detail
 
 template <class T>
@@ -288,6 +317,11 @@ cudaError_t cudaFuncSetAttribute(T* kernel, cudaFuncAttribute attribute, int val
 }
 template <class T>
 cudaError_t cudaFuncSetCacheConfig(T*, cudaFuncCache)
+{
+    return cudaSuccess;
+}
+template <class T>
+cudaError_t cudaFuncSetSharedMemConfig(T*, cudaSharedMemConfig)
 {
     return cudaSuccess;
 }
@@ -333,9 +367,16 @@ cudaError_t cudaMemcpyFromSymbol(void* dst, const T& symbol, std::size_t bytes, 
 }
 template <class T>
 cudaError_t cudaMemcpyToSymbolAsync(T& symbol, const void* src, std::size_t bytes, std::size_t offset = 0,
-                                    cudaMemcpyKind kind = cudaMemcpyHostToDevice, cudaStream_t = 0)
+                                    cudaMemcpyKind = cudaMemcpyHostToDevice, cudaStream_t stream = 0)
 {
-    return cudaMemcpyToSymbol(symbol, src, bytes, offset, kind);
+    return emu::detail::memcpy_symbol_async(&symbol, sizeof(T), src, bytes, offset, true, nullptr, stream);
+}
+template <class T>
+cudaError_t cudaMemcpyFromSymbolAsync(void* dst, const T& symbol, std::size_t bytes, std::size_t offset = 0,
+                                      cudaMemcpyKind = cudaMemcpyDeviceToHost, cudaStream_t stream = 0)
+{
+    return emu::detail::memcpy_symbol_async(const_cast<T*>(&symbol), sizeof(T), nullptr, bytes, offset, false, dst,
+                                            stream);
 }
 template <class T>
 cudaError_t cudaGetSymbolAddress(void** address, T& symbol)
