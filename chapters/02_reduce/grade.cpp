@@ -370,9 +370,13 @@ void check_huge(wb::Stage& stage, int arrays,
     c.tolerance = wb::Tolerance::sum_of(static_cast<double>(n), depth_for(n));
     wb::CompareReport report = judge(c, out.download(), 1, false);
     if (!report.ok && !report.nothing_written) {
-        report.message += "\n  for this input: the sum of n ones is n; a result near 2^31 or below it, or a crash, "
-                          "means the elements past index 2^31 - 1 were lost or misread: an index (or blockIdx.x * "
-                          "blockDim.x) computed in 32 bits wraps there. Compute it in std::int64_t.";
+        const float got = out.download()[0];
+        report.message += got == 0.0f
+                              ? "\n  for this input: the sum of n ones is n, and nothing was summed: n converted to "
+                                "int, which is negative past 2^31 - 1. Keep sizes and indices in std::int64_t."
+                              : "\n  for this input: the sum of n ones is n; a result near 2^31 or below it means the "
+                                "elements past index 2^31 - 1 were lost or misread: an index (or blockIdx.x * "
+                                "blockDim.x) computed in 32 bits wraps there. Compute it in std::int64_t.";
     }
     stage.expect(report, label);
 }
