@@ -1,6 +1,6 @@
 // Catalog, chapter 1, stage 1: the element index computed in int (32 bits).
 // expect: wrong "converted to int"
-// emulated: skip "the emulated sizes stay far below 2^31 elements; the GPU grader checks n = 2^31 + 2^20 + 5"
+// emulated: skip "the emulated sizes stay far below 2^31 elements, the GPU grader checks n = 2^31 + 2^20 + 5"
 //
 // The reference stage 1 with the signature of many first kernels: `int n` and `int i`. Right for
 // every n below 2^31, which is every size a small test uses. The contract allows more, and the

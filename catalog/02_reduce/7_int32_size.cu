@@ -1,6 +1,6 @@
 // Catalog, chapter 2, stage 7: the element count passed to the kernel as int.
 // expect: wrong "converted to int"
-// emulated: skip "the emulated sizes stay far below 2^31 elements; the GPU grader sums 2^31 + 2^28 + 3 ones"
+// emulated: skip "the emulated sizes stay far below 2^31 elements, the GPU grader sums 2^31 + 2^28 + 3 ones"
 //
 // The reference stage 7 with the signature `(const float* in, float* partial, int n)`, common in
 // first reductions. Every n below 2^31 is summed right. Past it, where the contract still allows n
