@@ -4,9 +4,9 @@
 //
 // The reference stage 1 with the signature of many first kernels: `int n` and `int i`. Right for
 // every n below 2^31, which is every size a small test uses. The contract allows more, and the
-// grader adds one case past 2^31 where the GPU has the memory (26 GiB): n converted to int is
+// grader adds one case past 2^31 where the GPU has the memory (25 GiB): n converted to int is
 // negative there, no thread passes `i < n`, nothing is written, and the grader must say why. Needs
-// a GPU with 26 GiB free; on a smaller one the case is skipped and this entry passes.
+// a GPU with 25 GiB free; on a smaller one the case is skipped and this entry passes.
 #include "01_elementwise/stages.cuh"
 #include "common/primitives.cuh"
 
