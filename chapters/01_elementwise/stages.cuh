@@ -9,7 +9,10 @@
 /// - every pointer comes from cudaMalloc, so it is aligned to at least 256 bytes;
 /// - n >= 1 and may be any size: 1, 31, 33, a prime, 2^26 + 3 ... (not a multiple of anything);
 /// - inputs and outputs never overlap;
-/// - indices can pass 2^31 on large GPUs: index with int64_t.
+/// - indices can pass 2^31 on large GPUs: index with int64_t. On a GPU with the memory for it the
+///   grader runs every stage once on n = 2^31 + 2^20 + 5 (checked on a sample of the output,
+///   around index 2^31 and at the end included), and the grid must reach the end of any array:
+///   a block count capped (at 65535, say) needs a grid-stride loop.
 
 // Types shared by both tracks (defined once, whatever the track).
 #ifndef WORKBOOK_CH01_TYPES

@@ -16,6 +16,7 @@
 #include "02_reduce/baselines.hpp"
 #include "02_reduce/reference.hpp"
 #include "common/grader.hpp"
+#include "common/sampling.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -344,16 +345,58 @@ void check_cases(wb::Stage& stage, const std::vector<Case>& cases, Launch launch
     }
 }
 
+/// More than 2^31 inputs: n = 2^31 + 2^28 + 3, every input 1 (filled on the GPU), so the exact sum
+/// is n. A kernel whose index wraps at 2^31 loses (or misreads) the last 2^28 of them, 11% of the
+/// sum, far beyond the tolerance. Run on a GPU with the memory (@p arrays arrays of 9 GiB).
+constexpr int64_t kHugeElements = (int64_t(1) << 31) + (int64_t(1) << 28) + 3;
+
+void check_huge(wb::Stage& stage, int arrays,
+                const std::function<void(const float* x, const float* y, float* out, int64_t n, float* w,
+                                         cudaStream_t s)>& launch)
+{
+    const int64_t n = kHugeElements;
+    const std::string label = "n = 2^31 + 2^28 + 3, every input 1 (past the int range)";
+    if (!wb::device_memory_allows(arrays * static_cast<std::size_t>(n) * sizeof(float), label)) return;
+    wb::DeviceBuffer<float> x(n), out(kOutSlots);
+    wb::DeviceBuffer<float> y(arrays > 1 ? n : 1);
+    wb::fill_uniform_device(x.data(), n, 0, 1.f, 1.f, stage.stream());
+    wb::fill_uniform_device(y.data(), static_cast<int64_t>(y.size()), 0, 1.f, 1.f, stage.stream());
+    wb::DeviceBuffer<float> workspace = zeroed_workspace(n);
+    out.poison();
+    stage.run([&](cudaStream_t s) { launch(x.data(), y.data(), out.data(), n, workspace.data(), s); });
+    Case c;
+    c.label = label;
+    c.expected = static_cast<double>(n);
+    c.tolerance = wb::Tolerance::sum_of(static_cast<double>(n), depth_for(n));
+    wb::CompareReport report = judge(c, out.download(), 1, false);
+    if (!report.ok && !report.nothing_written) {
+        const float got = out.download()[0];
+        report.message += got == 0.0f
+                              ? "\n  for this input: the sum of n ones is n, and nothing was summed: n converted to "
+                                "int, which is negative past 2^31 - 1. Keep sizes and indices in std::int64_t."
+                              : "\n  for this input: the sum of n ones is n; a result near 2^31 or below it means the "
+                                "elements past index 2^31 - 1 were lost or misread: an index (or blockIdx.x * "
+                                "blockDim.x) computed in 32 bits wraps there. Compute it in std::int64_t.";
+    }
+    stage.expect(report, label);
+}
+
 void check_sum(wb::Stage& stage, SumLauncher sum)
 {
-    check_cases(stage, all_cases(false),
-                [&](const float* x, const float*, float* out, int64_t n, float* w, cudaStream_t s) { sum(x, out, n, w, s); });
+    auto launch = [&](const float* x, const float*, float* out, int64_t n, float* w, cudaStream_t s) {
+        sum(x, out, n, w, s);
+    };
+    check_cases(stage, all_cases(false), launch);
+    check_huge(stage, 1, launch);
 }
 
 void check_dot(wb::Stage& stage, DotLauncher dot)
 {
-    check_cases(stage, all_cases(true), [&](const float* x, const float* y, float* out, int64_t n, float* w,
-                                            cudaStream_t s) { dot(x, y, out, n, w, s); });
+    auto launch = [&](const float* x, const float* y, float* out, int64_t n, float* w, cudaStream_t s) {
+        dot(x, y, out, n, w, s);
+    };
+    check_cases(stage, all_cases(true), launch);
+    check_huge(stage, 2, launch);
 }
 
 // ---- speed ---------------------------------------------------------------------------------------

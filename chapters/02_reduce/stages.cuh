@@ -15,7 +15,8 @@
 ///   and counters. The grader zero-fills it once, before the first call, and then passes the same
 ///   workspace to every call of the stage: a stage that keeps a counter there must leave it at
 ///   zero when it is done. Other workspace contents may be left as they are;
-/// - indices can pass 2^31 on large GPUs: index with int64_t.
+/// - indices can pass 2^31 on large GPUs: index with int64_t. On a GPU with the memory for it the
+///   grader runs every stage once on n = 2^31 + 2^28 + 3 inputs that are all 1 (the sum is n).
 ///
 /// Accuracy (what "correct" means for a float sum): each float addition rounds with relative error
 /// at most 2^-24, so a sum whose longest chain of additions through any one value is `depth` long is

@@ -9,6 +9,7 @@
 
 #include "03_softmax/reference.hpp"
 #include "common/grader.hpp"
+#include "common/sampling.hpp"
 
 #include <cfloat>
 #include <cmath>
@@ -38,8 +39,15 @@ const char* const kSpecialRows[] = {
     "ties: every value equal",
     "values near 1e4 (exp overflows unless the maximum is subtracted)",
     "huge values: +-FLT_MAX or +-1e30, the maximum twice",
+    "every value far below zero, in [-120, -100)",
+    "every value near -1e30 (-6e4 in fp16), the maximum twice",
+    "-inf mixed with finite values (every odd column -inf)",
 };
-constexpr int64_t kSpecial = 5;
+constexpr int64_t kSpecial = 8;
+
+/// The first special row whose values are all far below zero: every row from here on is lost by a
+/// maximum that starts at 0 or is never subtracted (every exp underflows to 0, and 0 / 0 is NaN).
+constexpr int64_t kFirstNegativeRow = 5;
 
 enum class Kind { softmax, log_softmax };
 
@@ -66,6 +74,15 @@ std::vector<T> make_input(int64_t rows, int64_t cols, Kind kind, wb::Rng& rng)
     if (cols >= 3) row(4)[1] = -huge;   // x - max overflows to -inf for FLT_MAX: exp gives 0, as it should
     row(4)[0] = huge;
     row(4)[cols - 1] = huge;
+    // Row 5: every value far below zero: exp(x) underflows unless the row maximum is subtracted.
+    for (int64_t c = 0; c < cols; ++c) row(5)[c] = rng.uniform(-120.f, -100.f);
+    // Row 6: values near -1e30 (every exp(x) is 0); the maximum in the first and the last column.
+    const float low = is_half ? -6e4f : -1e30f;
+    for (int64_t c = 0; c < cols; ++c) row(6)[c] = low * rng.uniform(1.f, is_half ? 1.09f : 2.f);
+    row(6)[0] = low;
+    row(6)[cols - 1] = low;
+    // Row 7: -inf in every odd column, ordinary values in the others (column 0 is always finite).
+    for (int64_t c = 1; c < cols; c += 2) row(7)[c] = -INFINITY;
     return wb::convert_from_float<T>(x);
 }
 
@@ -87,6 +104,11 @@ std::string describe_row(const wb::CompareReport& report, int64_t cols)
 {
     if (report.ok || report.first_bad < 0 || report.untouched > 0) return "";
     const int64_t r = report.first_bad / cols;
+    if (r >= kFirstNegativeRow && r < kSpecial - 1) {
+        return "\n  row " + std::to_string(r) + " is the special row: " + kSpecialRows[r] +
+               ". Every exp(x) of this row underflows to 0 unless the row maximum is subtracted first, and 0 / 0 "
+               "is NaN: start the maximum at -INFINITY (not 0) and subtract it.";
+    }
     if (r < kSpecial) return "\n  row " + std::to_string(r) + " is the special row: " + kSpecialRows[r] + ".";
     return "\n  row " + std::to_string(r) + " holds random values in [-8, 8).";
 }
@@ -130,24 +152,28 @@ void check_all(wb::Stage& stage, Launcher<T> launch, int64_t max_cols, Kind kind
     for (int64_t cols : {5, 32, 96}) {
         if (cols <= max_cols) check_once<T>(stage, launch, 4099, cols, kind, rng);
     }
+    // More rows than a grid's y (or z) dimension can hold (65535): a launch that maps rows to
+    // blockIdx.y is rejected. Three columns keep the emulated run cheap. On a GPU also more rows
+    // than 16 per block along y could cover.
+    check_once<T>(stage, launch, 70001, 3, kind, rng);
+    if (!wb::emulated()) check_once<T>(stage, launch, 1048577, 2, kind, rng);
 }
 
-/// Compares the first and last 32 rows of a timed output with the reference (timing inputs are
-/// too large to check entirely on the CPU).
+/// Compares eight windows of 32 rows of a timed output with the reference: the first rows, the last
+/// ones and six spread between (timing inputs are too large to check entirely on the CPU).
 template <typename T>
 void recheck_rows(wb::Stage& stage, const wb::DeviceBuffer<T>& dx, const wb::DeviceBuffer<T>& dy, int64_t rows,
                   int64_t cols, double depth, Kind kind)
 {
-    const std::vector<T> x = dx.download();
-    const std::vector<T> y = dy.download();
     const int64_t keep = std::min<int64_t>(32, rows);
-    for (int64_t first : {int64_t(0), rows - keep}) {
-        const std::vector<T> xs(x.begin() + first * cols, x.begin() + (first + keep) * cols);
-        const std::vector<T> ys(y.begin() + first * cols, y.begin() + (first + keep) * cols);
+    for (int64_t first : wb::spread_windows(rows, keep, 8)) {
+        const std::vector<T> xs = wb::download_part(dx.data(), first * cols, keep * cols);
+        const std::vector<T> ys = wb::download_part(dy.data(), first * cols, keep * cols);
         const auto expected = ch03::softmax_reference(xs, keep, cols, kind == Kind::log_softmax);
         stage.expect(wb::compare(expected, ys, tolerance_for(xs, keep, cols, depth, kind), wb::Layout::matrix(keep, cols)),
                      "the timed input after timing, rows " + std::to_string(first) + " to " +
-                         std::to_string(first + keep - 1));
+                         std::to_string(first + keep - 1) + " (row numbers below count from " +
+                         std::to_string(first) + ")");
     }
 }
 
@@ -193,6 +219,11 @@ TEST_CASE("stage 1: three kernels", "[stage1]")
             reference::softmax_1_three_kernels(x.data(), y.data(), 65536, 1024, s);
         };
         speed.bytes = 2.0 * 65536 * 1024 * sizeof(float);
+        speed.recheck = [&] {
+            y.poison();
+            stage.run(speed.candidate);
+            recheck_rows(stage, x, y, 65536, 1024, depth_of(1, 1024), Kind::softmax);
+        };
         stage.check_speed(speed);
     });
 }

@@ -15,7 +15,12 @@
 /// - 1 <= cols < 2^31 and 1 <= rows < 2^31, but rows * cols may pass 2^31: index with int64_t;
 /// - every row holds at least one finite value; other values may be -inf (they get probability 0),
 ///   huge (+-1e30, +-FLT_MAX: only the subtraction of the maximum keeps them finite), or equal (ties);
-///   there are no NaN and no +inf.
+///   there are no NaN and no +inf. Every row may also lie far below zero (all values below -100,
+///   or near -1e30): start the maximum at -INFINITY, never at 0.
+/// The grader's special rows, at the top of every test matrix: one finite value among -inf, the
+/// maximum in the last column, ties, values near 1e4, +-FLT_MAX, values in [-120, -100), values
+/// near -1e30, -inf in every odd column. It also runs 70001 x 3 (more rows than gridDim.y holds:
+/// map rows to blockIdx.x) and, on a GPU, 1048577 x 2.
 ///
 /// What the grader checks (chapters/03_softmax/grade.cpp): every element against a float64
 /// reference, within a tolerance derived in README.md ("Tolerances"): relative

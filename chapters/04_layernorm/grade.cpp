@@ -9,6 +9,7 @@
 
 #include "04_layernorm/reference.hpp"
 #include "common/grader.hpp"
+#include "common/sampling.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -21,7 +22,16 @@ using std::int64_t;
 template <typename T>
 using Launcher = void (*)(const T*, const T*, const T*, T*, float*, float*, int64_t, int64_t, float, cudaStream_t);
 
+/// eps of the timed runs (any value works there; the correctness cases draw theirs from kEpsChoices).
 constexpr float kEps = 1e-5f;
+
+/// The eps values the correctness cases draw from, one per case: a kernel that ignores its eps
+/// argument (1e-5f written into the kernel) fails as soon as a case draws another one. On ordinary
+/// rows (variance 0.08 to 1.3) eps = 1e-3 already moves rstd by far more than the tolerance.
+constexpr float kEpsChoices[] = {1e-5f, 1e-3f, 0.1f, 1.0f};
+
+/// The eps values a kernel may have written in instead of using its argument, for the diagnosis.
+constexpr float kHardCodedEps[] = {1e-5f, 1e-6f};
 
 /// Row lengths every stage must get right: tiny ones (narrow thread groups), around the warp size
 /// and the vector widths, around 1024 and 2048 (the register paths' limits), powers of two and
@@ -90,8 +100,20 @@ Input<T> make_input(int64_t rows, int64_t cols, wb::Rng& rng, const Special* spe
     return in;
 }
 
-/// Every row is shared by at least 32 threads: chains of at most cols / 32 + 16 additions.
-double depth_of(int64_t cols) { return std::ceil(cols / 32.0) + 16.0; }
+/// The longest chain of float additions a stage may use per row. Stage 1 may give a row to one
+/// thread (the first LayerNorm most people write: two loops over the row, in float): cols additions.
+/// From stage 2 on every row is shared by at least 32 threads: cols / 32 + 16.
+double depth_of(int stage, int64_t cols)
+{
+    return stage == 1 ? static_cast<double>(cols) : std::ceil(cols / 32.0) + 16.0;
+}
+
+std::string eps_label(float eps)
+{
+    char text[32];
+    std::snprintf(text, sizeof text, "eps = %g", static_cast<double>(eps));
+    return text;
+}
 
 /// The y tolerance: the float bound, plus half an ulp of T when y is rounded to half or bfloat16.
 template <typename T>
@@ -106,6 +128,7 @@ wb::Tolerance y_tolerance(const ch04::LayerNormReference& ref)
 struct Outcome {
     wb::CompareReport y, mean, rstd;
     bool naive_reliable = true;   ///< would E[x^2] - E[x]^2 be within the tolerance on this input?
+    std::string fixed_eps;        ///< when wrong but right for a fixed eps: the message saying so
     bool ok() const { return y.ok && mean.ok && rstd.ok; }
 };
 
@@ -124,8 +147,44 @@ bool naive_variance_reliable(const ch04::LayerNormReference& ref)
     return true;
 }
 
+/// The outputs of one launch as downloaded.
 template <typename T>
-Outcome run_once(wb::Stage& stage, Launcher<T> launch, const Input<T>& in, int64_t rows, int64_t cols)
+struct Outputs {
+    std::vector<T> y;
+    std::vector<float> mean, rstd;
+};
+
+/// Compares downloaded outputs with the float64 reference for @p eps.
+template <typename T>
+Outcome judge_outputs(const Input<T>& in, const Outputs<T>& got, int64_t rows, int64_t cols, float eps, double depth)
+{
+    const auto ref = ch04::layernorm_reference(in.x, in.gamma, in.beta, rows, cols, eps, depth);
+    Outcome out;
+    out.y = wb::compare(ref.y, got.y, y_tolerance<T>(ref), wb::Layout::matrix(rows, cols));
+    out.mean = wb::compare(ref.mean, got.mean, {ref.mean_abs, 0.0});
+    out.rstd = wb::compare(ref.rstd, got.rstd, {0.0, ref.rstd_rel});
+    out.naive_reliable = naive_variance_reliable(ref);
+    return out;
+}
+
+/// A wrong output that is right for another, fixed eps: the kernel ignored its eps argument.
+template <typename T>
+std::string diagnose_fixed_eps(const Input<T>& in, const Outputs<T>& got, int64_t rows, int64_t cols, float eps,
+                        double depth, const std::string& label)
+{
+    for (float fixed : kHardCodedEps) {
+        if (fixed == eps) continue;
+        if (!judge_outputs(in, got, rows, cols, fixed, depth).ok()) continue;
+        return "wrong result for " + label + ": rstd and y are those of " + eps_label(fixed) + ", not of the " +
+               eps_label(eps) + " the launcher was given.\n  likely cause: eps is written into the kernel instead "
+               "of taken from the eps argument (the grader draws eps per case: 1e-5, 1e-3, 0.1, 1).";
+    }
+    return "";
+}
+
+template <typename T>
+Outcome run_once(wb::Stage& stage, Launcher<T> launch, const Input<T>& in, int64_t rows, int64_t cols, float eps,
+                 const std::string& label)
 {
     wb::DeviceBuffer<T> dx(in.x), dg(in.gamma), db(in.beta), dy(in.x.size());
     wb::DeviceBuffer<float> dmean(rows), drstd(rows);
@@ -133,20 +192,19 @@ Outcome run_once(wb::Stage& stage, Launcher<T> launch, const Input<T>& in, int64
     dmean.poison();
     drstd.poison();
     stage.run([&](cudaStream_t s) {
-        launch(dx.data(), dg.data(), db.data(), dy.data(), dmean.data(), drstd.data(), rows, cols, kEps, s);
+        launch(dx.data(), dg.data(), db.data(), dy.data(), dmean.data(), drstd.data(), rows, cols, eps, s);
     });
-    const auto ref = ch04::layernorm_reference(in.x, in.gamma, in.beta, rows, cols, kEps, depth_of(cols));
-    Outcome out;
-    out.y = wb::compare(ref.y, dy.download(), y_tolerance<T>(ref), wb::Layout::matrix(rows, cols));
-    out.mean = wb::compare(ref.mean, dmean.download(), {ref.mean_abs, 0.0});
-    out.rstd = wb::compare(ref.rstd, drstd.download(), {0.0, ref.rstd_rel});
-    out.naive_reliable = naive_variance_reliable(ref);
+    const Outputs<T> got{dy.download(), dmean.download(), drstd.download()};
+    const double depth = depth_of(stage.info().id, cols);
+    Outcome out = judge_outputs(in, got, rows, cols, eps, depth);
+    if (!out.ok() && out.mean.ok) out.fixed_eps = diagnose_fixed_eps(in, got, rows, cols, eps, depth, label);
     return out;
 }
 
 /// Passes, or ends the stage with the first wrong output named.
 void expect(wb::Stage& stage, const Outcome& out, const std::string& label)
 {
+    if (!out.fixed_eps.empty()) throw wb::StageFailure{wb::Status::wrong, out.fixed_eps};
     for (const auto* stat : {&out.mean, &out.rstd}) {   // y written, a statistic not: say so plainly
         if (stat->nothing_written && !out.y.nothing_written) {
             throw wb::StageFailure{wb::Status::wrong,
@@ -204,6 +262,12 @@ template <typename T>
 void check_all(wb::Stage& stage, Launcher<T> launch, int64_t max_cols, std::vector<int64_t> extra_cols = {})
 {
     wb::Rng rng(4 + sizeof(T));
+    auto draw_eps = [&] { return kEpsChoices[rng.integer(0, static_cast<int>(std::size(kEpsChoices)) - 1)]; };
+    auto check = [&](const Input<T>& in, int64_t rows, int64_t cols, const std::string& shape) {
+        const float eps = draw_eps();
+        const std::string label = shape + ", " + eps_label(eps);
+        judge(stage, run_once<T>(stage, launch, in, rows, cols, eps, label), label);
+    };
     std::vector<int64_t> cols_list = kCols;
     cols_list.insert(cols_list.end(), extra_cols.begin(), extra_cols.end());
     for (int64_t cols : cols_list) {
@@ -211,20 +275,24 @@ void check_all(wb::Stage& stage, Launcher<T> launch, int64_t max_cols, std::vect
         int64_t rows = std::min<int64_t>(61, std::max<int64_t>(2, 150000 / cols));
         if (rows % 2 == cols % 2) ++rows;   // odd and even row counts alternate
         const Input<T> in = make_input<T>(rows, cols, rng);
-        judge(stage, run_once<T>(stage, launch, in, rows, cols), std::to_string(rows) + " x " + std::to_string(cols));
+        check(in, rows, cols, std::to_string(rows) + " x " + std::to_string(cols));
     }
     for (int64_t cols : {5, 32, 96}) {   // many short rows: the narrow-group paths and odd row counts
         if (cols > max_cols) continue;
         const Input<T> in = make_input<T>(4099, cols, rng);
-        judge(stage, run_once<T>(stage, launch, in, 4099, cols), "4099 x " + std::to_string(cols));
+        check(in, 4099, cols, "4099 x " + std::to_string(cols));
     }
+    // More rows than a grid's y (or z) dimension can hold (65535): a launch that maps rows to
+    // blockIdx.y is rejected. Three columns keep the emulated run cheap. On a GPU also more rows
+    // than 16 per block along y could cover.
+    check(make_input<T>(70001, 3, rng), 70001, 3, "70001 x 3 (more than 65535 rows)");
+    if (!wb::emulated()) check(make_input<T>(1048577, 2, rng), 1048577, 2, "1048577 x 2 (more than 16 x 65535 rows)");
     for (Special kind : {Special::ill_conditioned, Special::constant, Special::huge, Special::tiny}) {
         for (int64_t cols : kSpecialCols) {
             if (cols > max_cols) continue;
             const int64_t rows = 9;
             const Input<T> in = make_input<T>(rows, cols, rng, &kind);
-            const std::string label = "9 x " + std::to_string(cols) + ", " + describe<T>(kind);
-            judge(stage, run_once<T>(stage, launch, in, rows, cols), label);
+            check(in, rows, cols, "9 x " + std::to_string(cols) + ", " + describe<T>(kind));
         }
     }
 }
@@ -235,19 +303,21 @@ int64_t smem_max_cols()
     return static_cast<int64_t>(wb::device_info().shared_per_block_optin / sizeof(float)) - 64;
 }
 
-/// Checks the first and last 32 rows of a timed output (timing inputs are too large for the CPU).
+/// Checks eight windows of 32 rows of a timed output: the first rows, the last ones and six spread
+/// between (timing inputs are too large for the CPU).
 void recheck_rows(wb::Stage& stage, const wb::DeviceBuffer<float>& dx, const wb::DeviceBuffer<float>& dg,
                   const wb::DeviceBuffer<float>& db, const wb::DeviceBuffer<float>& dy, int64_t rows, int64_t cols)
 {
-    const std::vector<float> x = dx.download(), y = dy.download(), gamma = dg.download(), beta = db.download();
+    const std::vector<float> gamma = dg.download(), beta = db.download();
     const int64_t keep = std::min<int64_t>(32, rows);
-    for (int64_t first : {int64_t(0), rows - keep}) {
-        const std::vector<float> xs(x.begin() + first * cols, x.begin() + (first + keep) * cols);
-        const std::vector<float> ys(y.begin() + first * cols, y.begin() + (first + keep) * cols);
-        const auto ref = ch04::layernorm_reference(xs, gamma, beta, keep, cols, kEps, depth_of(cols));
+    for (int64_t first : wb::spread_windows(rows, keep, 8)) {
+        const std::vector<float> xs = wb::download_part(dx.data(), first * cols, keep * cols);
+        const std::vector<float> ys = wb::download_part(dy.data(), first * cols, keep * cols);
+        const auto ref = ch04::layernorm_reference(xs, gamma, beta, keep, cols, kEps, depth_of(stage.info().id, cols));
         stage.expect(wb::compare(ref.y, ys, y_tolerance<float>(ref), wb::Layout::matrix(keep, cols)),
                      "the timed input after timing, rows " + std::to_string(first) + " to " +
-                         std::to_string(first + keep - 1));
+                         std::to_string(first + keep - 1) + " (row numbers below count from " +
+                         std::to_string(first) + ")");
     }
 }
 

@@ -31,7 +31,12 @@ const std::vector<std::pair<int64_t, int64_t>> kShapes = {
     {1, 1},     {1, 7},     {7, 1},      {2, 3},       {1, 1000},    {1000, 1},   {31, 33},
     {32, 32},   {33, 17},   {17, 33},    {63, 65},     {64, 64},     {65, 129},   {100, 3},
     {3, 1000},  {128, 256}, {1000, 3001}, {3001, 1000}, {1001, 1024}, {1024, 1001}, {4096, 68},
-    {68, 4100}, {2048, 2048}, {2050, 4097}, {4097, 2050}};
+    {68, 4100}, {2048, 2048}, {2050, 4097}, {4097, 2050},
+    {70001, 3}, {3, 70001}};   // more rows, or columns, than a grid's y dimension holds (65535)
+
+/// Shapes at the contract's limit (500000 on one side), checked on a GPU only: a grid.y of
+/// ceil(side / 4) or ceil(side / 2) is rejected there (the contract promises only ceil(side / 8)).
+const std::vector<std::pair<int64_t, int64_t>> kLimitShapes = {{500000, 3}, {3, 500000}};
 
 /// The large shape, checked on the GPU element by element (device_check.hpp).
 constexpr int64_t kLargeSide = 16384;
@@ -57,7 +62,9 @@ std::string shape_label(int64_t rows, int64_t cols)
 void check_transpose(wb::Stage& stage, Launcher transpose)
 {
     wb::Rng rng(5);
-    for (const auto& [rows, cols] : kShapes) {
+    std::vector<std::pair<int64_t, int64_t>> shapes = kShapes;
+    if (!wb::emulated()) shapes.insert(shapes.end(), kLimitShapes.begin(), kLimitShapes.end());
+    for (const auto& [rows, cols] : shapes) {
         const std::vector<float> in = matrix_values(rows * cols, rng);
         wb::DeviceBuffer<float> din(in), dout(in.size());
         dout.poison();

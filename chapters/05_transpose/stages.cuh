@@ -16,7 +16,9 @@
 ///
 /// What is checked, for every stage: every element of the output, bit for bit (a transpose moves
 /// values and computes nothing, so the only tolerance is none), on square, tall, wide and tiny
-/// shapes, shapes that are not multiples of any tile or vector width, and one large shape
+/// shapes, shapes that are not multiples of any tile or vector width, 70001 x 3 and 3 x 70001 (more
+/// rows, or columns, than one block per row or column along y allows), on a GPU also 500000 x 3 and
+/// 3 x 500000 (the contract's limit, where only a grid.y of ceil(side / 8) or less fits), one large shape
 /// (16384 x 16384, checked on the GPU element by element, see grade.cpp). Then the speed against
 /// the previous reference stage on a 8192 x 12288 matrix, with the achieved bandwidth shown as a
 /// fraction of the device's copy bandwidth (a transpose moves exactly the bytes of a copy).

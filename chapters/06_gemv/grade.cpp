@@ -32,7 +32,12 @@ const std::vector<Shape> kShapes = {
     {1, 1},      {1, 3},      {3, 1},      {7, 5},       {33, 33},    {1, 1001},   {1001, 1},   {1000, 3},
     {3, 1000},   {100, 4},    {100, 8},    {257, 16},    {257, 32},   {129, 64},   {1000, 128}, {65, 127},
     {64, 129},   {500, 200},  {1001, 1001}, {5000, 33},  {20000, 16}, {30001, 4},  {10000, 8},  {2, 100003},
-    {64, 65536}, {20000, 260}, {40000, 32}, {100, 1020}, {300, 1024}, {3, 4096}};
+    {64, 65536}, {20000, 260}, {40000, 32}, {100, 1020}, {300, 1024}, {3, 4096},
+    {70001, 3}};   // more rows than a grid's y dimension holds (65535)
+
+/// Checked on a GPU only: more rows than 16 per block along y could cover (a warp per row, 8 or 16
+/// rows per block, on gridDim.y).
+const std::vector<Shape> kManyRowShapes = {{1048577, 3}};
 
 /// The five benchmark shapes (the chapter's goal and stage 6's timed case).
 const std::vector<Shape> kBenchShapes = {{16384, 16384}, {65536, 4096}, {4096, 65536}, {1048576, 128}, {4194304, 32}};
@@ -62,11 +67,16 @@ void check_once(wb::Stage& stage, Launcher gemv, const std::vector<float>& A, co
 void check_gemv(wb::Stage& stage, Launcher gemv)
 {
     wb::Rng rng(6);
-    for (const Shape& s : kShapes) {
+    std::vector<Shape> shapes = kShapes;
+    if (!wb::emulated()) shapes.insert(shapes.end(), kManyRowShapes.begin(), kManyRowShapes.end());
+    for (const Shape& s : shapes) {
         // Small integers: products <= 64 and |partial sums| <= 64 K < 2^24, exact in any order.
         const auto Ai = wb::nonzero_small_integers(static_cast<std::size_t>(s.M * s.K), 8, rng);
         const auto xi = wb::nonzero_small_integers(static_cast<std::size_t>(s.K), 8, rng);
         check_once(stage, gemv, Ai, xi, s, true, shape_label(s) + ", small integers (exact)");
+        // The many-row shape is there for the grid (rows past gridDim.y's 65535): one run of it is
+        // enough, and on the CPU emulator a second one costs minutes for the block-per-row stage.
+        if (s.M > 65535 && wb::emulated()) continue;
         const auto Af = wb::uniform_floats(static_cast<std::size_t>(s.M * s.K), -1.f, 1.f, rng);
         const auto xf = wb::uniform_floats(static_cast<std::size_t>(s.K), -1.f, 1.f, rng);
         check_once(stage, gemv, Af, xf, s, false, shape_label(s) + ", random values");

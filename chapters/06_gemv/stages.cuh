@@ -23,6 +23,7 @@
 ///   order, (K + 1) * 2^-24 * sum_k |A_ik x_k| (Higham, Accuracy and Stability of Numerical
 ///   Algorithms, section 3.1); one tolerance for the whole vector, the largest bound over its rows
 ///   (the rows of a random matrix have nearly the same bound);
+/// - 70001 x 3 (more rows than gridDim.y holds: map rows to blockIdx.x) and, on a GPU, 1048577 x 3;
 /// - tall (M >> K), wide (K >> M) and square shapes, odd K, K below and above every group width
 ///   (and so every branch of stage 6's dispatch);
 /// - speed against the previous reference stage on the stage's own shape (the last stage: against
