@@ -3,7 +3,7 @@
 # build everything with the catalog of known-wrong kernels, run `make selfcheck` several times
 # (every solution passes, every skeleton says "not implemented yet", every catalog entry fails for
 # its reason; outcomes that differ between repetitions are listed as flaky), then `make bench`.
-#   SELFCHECK_REPEAT=3 SELFCHECK_DEADLINE=300 tools/release-check.sh [steps]
+#   SELFCHECK_REPEAT=3 SELFCHECK_DEADLINE=300 [SELFCHECK_CHAPTERS="1 2"] tools/release-check.sh [steps]
 # steps: any of build, selfcheck, bench, checktime (default: build, selfcheck, bench, in that order).
 # checktime: `make check-chapter N` with the reference solutions copied into exercises/, timed with and
 # without the compute-sanitizer pass, for the chapters in CHECKTIME_CHAPTERS (default 1 to 7); the
@@ -36,6 +36,7 @@ if want build; then
 fi
 if want selfcheck; then
   python3 tools/selfcheck.py --build build --repeat "$repeat" --deadline "$deadline" \
+    ${SELFCHECK_CHAPTERS:+--chapters $SELFCHECK_CHAPTERS} \
     --output "$out/selfcheck.txt" --json "$out/selfcheck.json" > "$out/selfcheck.log" 2>&1
   echo "selfcheck exit status: $?  ($(( $(date +%s) - start )) s)"
   tail -n 25 "$out/selfcheck.txt"
