@@ -1,9 +1,9 @@
 // Catalog, chapter 1, stage 3: a repeated call with the same arguments does nothing.
-// expect: wrong "implausibly fast"
+// expect: wrong "cached from an earlier call"
 //
-// Like the stage 2 entry that caches its result, but stage 3's speed case has no recheck after timing:
-// the timed launches do no work, the events around them measure next to nothing, and the
-// implausible-speed test (above 1.3 x the measured copy bandwidth) must catch it.
+// Like the stage 2 entry that caches its result: the timed launches do no work. Stage 3's speed case
+// rechecks the timed output on windows spread over it after timing (before the implausible-speed test
+// could see the events measure next to nothing), and finds it unwritten: a repeated call skipped work.
 #include "01_elementwise/activation.cuh"
 #include "01_elementwise/stages.cuh"
 #include "common/primitives.cuh"
