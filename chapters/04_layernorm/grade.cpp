@@ -105,6 +105,10 @@ wb::Tolerance y_tolerance(const ch04::LayerNormReference& ref)
 /// The outputs of one launch, compared with the reference.
 struct Outcome {
     wb::CompareReport y, mean, rstd;
+    std::vector<float> rstd_got;     ///< for variance_formula_hint
+    std::vector<double> var;         ///< the population variance of each row
+    double rstd_rel = 0.0;           ///< the rstd tolerance (relative)
+    int64_t cols = 0;
     bool naive_reliable = true;   ///< would E[x^2] - E[x]^2 be within the tolerance on this input?
     bool ok() const { return y.ok && mean.ok && rstd.ok; }
 };
@@ -139,7 +143,11 @@ Outcome run_once(wb::Stage& stage, Launcher<T> launch, const Input<T>& in, int64
     Outcome out;
     out.y = wb::compare(ref.y, dy.download(), y_tolerance<T>(ref), wb::Layout::matrix(rows, cols));
     out.mean = wb::compare(ref.mean, dmean.download(), {ref.mean_abs, 0.0});
-    out.rstd = wb::compare(ref.rstd, drstd.download(), {0.0, ref.rstd_rel});
+    out.rstd_got = drstd.download();
+    out.rstd = wb::compare(ref.rstd, out.rstd_got, {0.0, ref.rstd_rel});
+    out.var = ref.var;
+    out.rstd_rel = ref.rstd_rel;
+    out.cols = cols;
     out.naive_reliable = naive_variance_reliable(ref);
     return out;
 }
@@ -157,12 +165,18 @@ void expect(wb::Stage& stage, const Outcome& out, const std::string& label)
     }
     if (!out.rstd.ok && out.mean.ok && out.rstd.untouched == 0) {
         // The mean is right and the variance is not: the y values of a row are then all off by the
-        // same factor, which the generic diagnosis would call a scale factor. Name the real cause.
-        throw wb::StageFailure{wb::Status::wrong,
-                               "wrong result for " + label + ": rstd (index = row): " + out.rstd.message +
-                                   "\n  likely cause: the mean is right but the variance is not. E[x^2] - E[x]^2 "
-                                   "cancels when the values are large next to their spread (its two terms agree in "
-                                   "most of their digits); use Welford's update or a second pass over (x - mean)."};
+        // same factor, which the generic diagnosis would call a scale factor. Name the real cause: a
+        // known wrong formula if the values follow one, else cancellation.
+        const std::string formula = ch04::variance_formula_hint(out.var, out.rstd_got, out.cols, kEps, out.rstd_rel);
+        const std::string cause =
+            !formula.empty() ? formula
+                             : "E[x^2] - E[x]^2 cancels when the values are large next to their spread (its two "
+                               "terms agree in most of their digits); use Welford's update or a second pass over "
+                               "(x - mean).";
+        throw wb::StageFailure{wb::Status::wrong, "wrong result for " + label + ": rstd (index = row): " +
+                                                      out.rstd.message +
+                                                      "\n  likely cause: the mean is right but the variance is not: " +
+                                                      cause};
     }
     if (!out.y.ok) stage.expect(out.y, label + ": y");
     if (!out.mean.ok) stage.expect(out.mean, label + ": mean (index = row)");
