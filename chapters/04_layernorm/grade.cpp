@@ -173,8 +173,9 @@ void expect(wb::Stage& stage, const Outcome& out, const std::string& label)
                              : "E[x^2] - E[x]^2 cancels when the values are large next to their spread (its two "
                                "terms agree in most of their digits); use Welford's update or a second pass over "
                                "(x - mean).";
-        throw wb::StageFailure{wb::Status::wrong, "wrong result for " + label + ": rstd (index = row): " +
-                                                      out.rstd.message +
+        // The generic cause (a scale factor, a NaN) would contradict this one: keep what and where only.
+        const std::string what = out.rstd.message.substr(0, out.rstd.message.find("\n  likely cause: "));
+        throw wb::StageFailure{wb::Status::wrong, "wrong result for " + label + ": rstd (index = row): " + what +
                                                       "\n  likely cause: the mean is right but the variance is not: " +
                                                       cause};
     }

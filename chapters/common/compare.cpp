@@ -179,9 +179,8 @@ std::string describe_periodic(const PeriodicLines& lines, std::int64_t first_bad
     return "the wrong " + std::string(noun) + " repeat every " + std::to_string(lines.period) + " " + noun + ": " +
            list_ranges(lines.bad_offsets, noun) + " of every " + std::to_string(lines.period) + " are " +
            (never_written ? "never written" : "wrong") + ", the others right (the first at " + where(first_bad, layout) +
-           "). A loop over the " + noun + " of a tile skips some of them: its step, its bound, or the " + noun +
-           " one thread covers do not match the tile (tile " + (lines.rows ? "height" : "width") + " " +
-           std::to_string(lines.period) + "?).";
+           "). A loop over the " + noun + " of a tile skips some of them: its step or its bound does not match "
+           "the block's " + (lines.rows ? "height" : "width") + " (or the " + noun + " one thread covers).";
 }
 
 std::string describe_transposed_tile(std::int64_t tile)
@@ -196,7 +195,7 @@ std::string describe_transposed_tile(std::int64_t tile)
 /// Recognises the common patterns of a wrong kernel from which elements are bad.
 std::string likely_cause(const std::vector<double>& expected, const std::vector<double>& got,
                          const std::vector<std::uint8_t>& untouched, const std::vector<std::uint8_t>& bad,
-                         const CompareReport& report, const Tolerance& tolerance, const Layout& layout,
+                         CompareReport& report, const Tolerance& tolerance, const Layout& layout,
                          const Operation& operation, bool narrow_output)
 {
     const auto n = static_cast<std::int64_t>(expected.size());
@@ -240,6 +239,7 @@ std::string likely_cause(const std::vector<double>& expected, const std::vector<
                        std::to_string(layout.cols) + " is not a multiple of your step?).";
             }
             if (const PeriodicLines lines = periodic_bad_lines(bad, layout); lines.period > 0) {
+                report.tile_pattern = true;
                 return describe_periodic(lines, report.first_bad, layout, true);
             }
         }
@@ -250,9 +250,11 @@ std::string likely_cause(const std::vector<double>& expected, const std::vector<
     // Patterns of tiled kernels: values swapped inside each tile, or some rows of every tile wrong.
     // They come before the values themselves: a misplaced infinity of the input is not an overflow.
     if (const std::int64_t tile = transposed_tile_size(expected, got, bad, tolerance, layout); tile > 0) {
+        report.tile_pattern = true;
         return describe_transposed_tile(tile);
     }
     if (const PeriodicLines lines = periodic_bad_lines(bad, layout); lines.period > 0) {
+        report.tile_pattern = true;
         return describe_periodic(lines, report.first_bad, layout, false);
     }
 
@@ -382,8 +384,8 @@ CompareReport compare_values(const std::vector<double>& expected, const std::vec
          << format_number(report.expected_at_first) << ", got "
          << (untouched[report.first_bad] ? std::string("nothing (never written)") : format_number(report.got_at_first))
          << " (tolerance: " << tolerance.describe() << ")";
-    const std::string cause = likely_cause(expected, got, untouched, bad, report, tolerance, layout, operation, narrow_output);
-    if (!cause.empty()) text << "\n  likely cause: " << cause;
+    report.cause = likely_cause(expected, got, untouched, bad, report, tolerance, layout, operation, narrow_output);
+    if (!report.cause.empty()) text << "\n  likely cause: " << report.cause;
     report.message = text.str();
     return report;
 }

@@ -72,6 +72,8 @@ struct CompareReport {
     double got_at_first = 0.0;
     double max_error = 0.0;         ///< largest |got - expected| over all elements
     std::string message;            ///< several lines: what, where, likely cause
+    std::string cause;              ///< the likely cause alone (empty when no pattern was recognised)
+    bool tile_pattern = false;      ///< the cause is a pattern of tiles (transposed in a tile, periodic lines)
 };
 
 /// Element-wise comparison core; @p untouched[i] is 1 where the output still holds the poison.
