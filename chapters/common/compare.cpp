@@ -135,9 +135,8 @@ std::string half_valued_results(const std::vector<double>& expected, const std::
             if (is_narrow(got[i]) && !is_narrow(expected[i]) && !integer) ++evidence;
         }
         if (evidence > 0 && 10 * evidence >= 9 * finite_bad) {
-            return std::string("lost precision: every wrong value is exactly ") +
-                   (name == std::string("fp16") ? "an " : "a ") + name +
-                   " number and the right one is not, so the result went through a " +
+            return std::string("lost precision: the wrong values are exactly ") + name +
+                   " numbers and the right ones are not, so the result went through a " +
                    (name == std::string("fp16") ? "__half" : "__nv_bfloat16") +
                    " variable; accumulating in half precision loses precision: accumulate in float (and do the "
                    "arithmetic in float; convert to the narrow type only to store an output of that type).";
