@@ -49,8 +49,8 @@ std::string describe_speed_rule(double target, double reference_gain, int stage)
     const std::string gains = " that reference stage " + std::to_string(stage) + " gains on this GPU";
     switch (speed_rule_applied(target, reference_gain)) {
         case SpeedRule::target:
-            std::snprintf(text, sizeof text, "the stage's target x%.2f, below the cap of the x%.2f%s", target,
-                          reference_gain, gains.c_str());
+            std::snprintf(text, sizeof text, "the stage's target x%.2f, not capped: below what the x%.2f%s allows",
+                          target, reference_gain, gains.c_str());
             break;
         case SpeedRule::eighty_percent_of_gain:
             std::snprintf(text, sizeof text, "target x%.2f, capped at 80%% of the x%.2f%s", target, reference_gain,
