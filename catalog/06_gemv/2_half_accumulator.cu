@@ -1,10 +1,11 @@
 // Catalog, chapter 6, stage 2: one warp per row, with every product and partial sum kept in __half.
-// expect: wrong "1 x 1, random values"
+// expect: wrong "accumulating in half precision loses precision: accumulate in float"
 //
 // A precision downgrade: half precision keeps 11 significant bits, so each product and each addition
 // is off by up to 2^-11 of its size, about a thousand times the float32 error bound the grader allows.
 // Small-integer rows stay exact in half (the first shape, 1 x 1, passes its integer case); the first
-// random-valued case must fail.
+// random-valued case must fail, and the grader must name the half-precision accumulator (its results
+// are exactly fp16 values), not a term missed in a sum.
 #include "06_gemv/stages.cuh"
 #include "common/primitives.cuh"
 

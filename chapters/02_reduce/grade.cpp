@@ -313,6 +313,29 @@ wb::DeviceBuffer<float> zeroed_workspace(int64_t max_n)
     return w;
 }
 
+/// A decisive test for a sum kept in half precision (or inputs converted to half): 1000 values of
+/// 1 + 2^-13. A float sum is exact in any order (every partial sum is a multiple of 2^-13 below 2^11,
+/// 24 bits); in __half or __nv_bfloat16 each value is 1, so the 2^-13 parts (0.122 in all) are lost.
+/// A missed or doubled element is off by about 1 instead. Returns the likely cause, or nothing.
+template <typename Launch>
+std::string half_precision_probe(wb::Stage& stage, Launch launch)
+{
+    constexpr int64_t n = 1000;
+    const float value = 1.0f + 0x1.0p-13f;
+    wb::DeviceBuffer<float> dx(std::vector<float>(n, value)), dy(std::vector<float>(n, 1.0f)), out(kOutSlots);
+    wb::DeviceBuffer<float> workspace = zeroed_workspace(n);
+    out.poison();
+    stage.run([&](cudaStream_t s) { launch(dx.data(), dy.data(), out.data(), n, workspace.data(), s); });
+    const double got = out.download()[0];
+    const double exact = n * static_cast<double>(value), fractions = n * 0x1.0p-13;
+    const double lost = exact - got;
+    if (!(lost >= 0.25 * fractions && lost <= 1.01 * fractions)) return "";
+    return "accumulating in half precision loses precision: accumulate in float. Evidence: 1000 values of 1 + 2^-13 "
+           "(exact in float, 1 in half precision) sum to " + fmt(got) + " in your kernel instead of " + fmt(exact) +
+           " (exact in float, in any order): the 2^-13 parts were rounded away, as a __half or __nv_bfloat16 "
+           "accumulator (or input converted to one) does.";
+}
+
 /// Runs every case (twice, on one workspace) through `launch(x, y, out, n, workspace, stream)`.
 template <typename Launch>
 void check_cases(wb::Stage& stage, const std::vector<Case>& cases, Launch launch)
@@ -327,8 +350,15 @@ void check_cases(wb::Stage& stage, const std::vector<Case>& cases, Launch launch
         for (int call = 1; call <= kCallsPerCase; ++call) {
             out.poison();
             stage.run([&](cudaStream_t s) { launch(dx.data(), dy.data(), out.data(), n, workspace.data(), s); });
-            const wb::CompareReport report = judge(c, out.download(), call, first_ok);
+            wb::CompareReport report = judge(c, out.download(), call, first_ok);
             if (call == 1) first_ok = report.ok;
+            if (call == 1 && !report.ok && report.bad == 1 && std::isfinite(report.got_at_first)) {
+                // A finite wrong value: lost precision reads like a missed element. Tell them apart.
+                if (const std::string cause = half_precision_probe(stage, launch); !cause.empty()) {
+                    report.message = report.message.substr(0, report.message.find("\n  likely cause: ")) +
+                                     "\n  likely cause: " + cause;
+                }
+            }
             stage.expect(report, c.label + (call > 1 ? " (call " + std::to_string(call) + " on the same workspace)" : ""));
         }
         if (n == 65537) {   // the input must come back as it went in

@@ -127,6 +127,11 @@ wb::Tolerance y_tolerance(const ch04::LayerNormReference& ref)
 /// The outputs of one launch, compared with the reference.
 struct Outcome {
     wb::CompareReport y, mean, rstd;
+    std::vector<float> rstd_got;     ///< for variance_formula_hint
+    std::vector<double> var;         ///< the population variance of each row
+    double rstd_rel = 0.0;           ///< the rstd tolerance (relative)
+    int64_t cols = 0;
+    float eps = 0.0f;                ///< the eps of this case
     bool naive_reliable = true;   ///< would E[x^2] - E[x]^2 be within the tolerance on this input?
     std::string fixed_eps;        ///< when wrong but right for a fixed eps: the message saying so
     bool ok() const { return y.ok && mean.ok && rstd.ok; }
@@ -163,6 +168,11 @@ Outcome judge_outputs(const Input<T>& in, const Outputs<T>& got, int64_t rows, i
     out.y = wb::compare(ref.y, got.y, y_tolerance<T>(ref), wb::Layout::matrix(rows, cols));
     out.mean = wb::compare(ref.mean, got.mean, {ref.mean_abs, 0.0});
     out.rstd = wb::compare(ref.rstd, got.rstd, {0.0, ref.rstd_rel});
+    out.rstd_got = got.rstd;
+    out.var = ref.var;
+    out.rstd_rel = ref.rstd_rel;
+    out.cols = cols;
+    out.eps = eps;
     out.naive_reliable = naive_variance_reliable(ref);
     return out;
 }
@@ -215,12 +225,19 @@ void expect(wb::Stage& stage, const Outcome& out, const std::string& label)
     }
     if (!out.rstd.ok && out.mean.ok && out.rstd.untouched == 0) {
         // The mean is right and the variance is not: the y values of a row are then all off by the
-        // same factor, which the generic diagnosis would call a scale factor. Name the real cause.
-        throw wb::StageFailure{wb::Status::wrong,
-                               "wrong result for " + label + ": rstd (index = row): " + out.rstd.message +
-                                   "\n  likely cause: the mean is right but the variance is not. E[x^2] - E[x]^2 "
-                                   "cancels when the values are large next to their spread (its two terms agree in "
-                                   "most of their digits); use Welford's update or a second pass over (x - mean)."};
+        // same factor, which the generic diagnosis would call a scale factor. Name the real cause: a
+        // known wrong formula if the values follow one, else cancellation.
+        const std::string formula = ch04::variance_formula_hint(out.var, out.rstd_got, out.cols, out.eps, out.rstd_rel);
+        const std::string cause =
+            !formula.empty() ? formula
+                             : "E[x^2] - E[x]^2 cancels when the values are large next to their spread (its two "
+                               "terms agree in most of their digits); use Welford's update or a second pass over "
+                               "(x - mean).";
+        // The generic cause (a scale factor, a NaN) would contradict this one: keep what and where only.
+        const std::string what = out.rstd.message.substr(0, out.rstd.message.find("\n  likely cause: "));
+        throw wb::StageFailure{wb::Status::wrong, "wrong result for " + label + ": rstd (index = row): " + what +
+                                                      "\n  likely cause: the mean is right but the variance is not: " +
+                                                      cause};
     }
     if (!out.y.ok) stage.expect(out.y, label + ": y");
     if (!out.mean.ok) stage.expect(out.mean, label + ": mean (index = row)");

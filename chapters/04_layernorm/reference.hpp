@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace ch04 {
@@ -15,6 +16,7 @@ namespace ch04 {
 /// The exact outputs of one LayerNorm, and how far a correct float kernel may be from them.
 struct LayerNormReference {
     std::vector<double> y, mean, rstd;
+    std::vector<double> var;  ///< the population variance of each row, sum((x - mean)^2) / cols
     double y_abs = 0.0;      ///< bound on |y error| (float arithmetic, before rounding y to T)
     double mean_abs = 0.0;   ///< bound on |mean error|
     double rstd_rel = 0.0;   ///< bound on the relative rstd error
@@ -37,6 +39,7 @@ LayerNormReference layernorm_reference(const std::vector<T>& x, const std::vecto
     ref.y.resize(x.size());
     ref.mean.resize(rows);
     ref.rstd.resize(rows);
+    ref.var.resize(rows);
     double g_max = 0.0, b_max = 0.0;
     for (std::int64_t c = 0; c < cols; ++c) {
         g_max = std::max(g_max, std::fabs(wb::to_double(gamma[c])));
@@ -60,6 +63,7 @@ LayerNormReference layernorm_reference(const std::vector<T>& x, const std::vecto
         const double rs = 1.0 / std::sqrt(var + eps);
         ref.mean[r] = mu;
         ref.rstd[r] = rs;
+        ref.var[r] = var;
         for (std::int64_t c = 0; c < cols; ++c) {
             ref.y[r * cols + c] = (wb::to_double(xr[c]) - mu) * rs * wb::to_double(gamma[c]) + wb::to_double(beta[c]);
         }
@@ -74,6 +78,44 @@ LayerNormReference layernorm_reference(const std::vector<T>& x, const std::vecto
     }
     ref.mean_abs += 1e-30;   // rows of zeros: an exact 0 must still pass
     return ref;
+}
+
+/// Whether @p got is @p alternative within the relative tolerance (NaN matches NaN, inf matches inf).
+inline bool matches_within(double alternative, double got, double rel)
+{
+    if (std::isnan(alternative) || std::isinf(alternative)) return std::isnan(alternative) ? std::isnan(got) : got == alternative;
+    return std::isfinite(got) && std::fabs(got - alternative) <= rel * std::fabs(alternative) + 1e-30;
+}
+
+/// The wrong variance formula that every wrong rstd follows, if one does: the sample variance (divisor
+/// n - 1, Bessel's correction) or eps outside the square root. Empty when neither explains them.
+inline std::string variance_formula_hint(const std::vector<double>& var, const std::vector<float>& rstd_got,
+                                         std::int64_t cols, double eps, double rstd_rel)
+{
+    const double n = static_cast<double>(cols);
+    struct Formula {
+        double (*rstd)(double var, double n, double eps);
+        const char* cause;
+    };
+    const Formula formulas[] = {
+        {[](double v, double m, double e) { return 1.0 / std::sqrt(v * m / (m - 1.0) + e); },
+         "the variance is divided by n - 1 (Bessel's correction, the sample variance): LayerNorm normalises by "
+         "the population variance, sum((x - mean)^2) / n. Divide by n."},
+        {[](double v, double, double e) { return 1.0 / (std::sqrt(v) + e); },
+         "eps is added outside the square root, 1 / (sqrt(var) + eps): the formula is 1 / sqrt(var + eps) "
+         "(rsqrtf(var + eps)). Rows of small variance show the difference."},
+    };
+    for (const Formula& f : formulas) {
+        std::int64_t wrong = 0, explained = 0;
+        for (std::size_t r = 0; r < var.size(); ++r) {
+            const double right = 1.0 / std::sqrt(var[r] + eps);
+            if (matches_within(right, rstd_got[r], rstd_rel)) continue;
+            ++wrong;
+            explained += matches_within(f.rstd(var[r], n, eps), rstd_got[r], rstd_rel);
+        }
+        if (wrong > 0 && explained == wrong) return f.cause;
+    }
+    return "";
 }
 
 }  // namespace ch04

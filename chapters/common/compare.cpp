@@ -4,6 +4,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <sstream>
+#include <utility>
 
 namespace wb {
 
@@ -46,10 +47,156 @@ std::string where(std::int64_t index, const Layout& layout)
 
 bool is_power_of_two(std::int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 
+/// "rows 16 to 31" or "rows 1, 3, 5" from a sorted list of indices.
+std::string list_ranges(const std::vector<std::int64_t>& indices, const char* noun)
+{
+    std::string text = noun;
+    for (std::size_t k = 0; k < indices.size();) {
+        std::size_t end = k;
+        while (end + 1 < indices.size() && indices[end + 1] == indices[end] + 1) ++end;
+        text += (k == 0 ? " " : ", ") + std::to_string(indices[k]);
+        if (end > k) text += " to " + std::to_string(indices[end]);
+        k = end + 1;
+    }
+    return text;
+}
+
+}  // namespace
+
+std::int64_t transposed_tile_size(const std::vector<double>& expected, const std::vector<double>& got,
+                                  const std::vector<std::uint8_t>& bad, const Tolerance& tolerance, const Layout& layout)
+{
+    if (layout.cols <= 0) return 0;
+    std::int64_t bad_count = 0;
+    for (std::uint8_t b : bad) bad_count += b;
+    if (bad_count < 8) return 0;   // too few values to tell a pattern from chance
+    std::int64_t best_tile = 0, best_matches = 0;
+    for (std::int64_t tile : {8, 16, 32, 64}) {
+        std::int64_t matches = 0;
+        for (std::size_t i = 0; i < bad.size(); ++i) {
+            if (!bad[i]) continue;
+            const std::int64_t r = static_cast<std::int64_t>(i) / layout.cols, c = static_cast<std::int64_t>(i) % layout.cols;
+            // The same tile, with the row and column inside it swapped.
+            const std::int64_t source_r = r - r % tile + c % tile, source_c = c - c % tile + r % tile;
+            if (source_r >= layout.rows || source_c >= layout.cols) continue;
+            if (within(expected[source_r * layout.cols + source_c], got[i], tolerance)) ++matches;
+        }
+        if (matches > best_matches) {
+            best_matches = matches;
+            best_tile = tile;
+        }
+    }
+    return 10 * best_matches >= 8 * bad_count ? best_tile : 0;
+}
+
+PeriodicLines periodic_bad_lines(const std::vector<std::uint8_t>& bad, const Layout& layout)
+{
+    if (layout.cols <= 0) return {};
+    std::vector<std::uint8_t> bad_rows(layout.rows, 0), bad_cols(layout.cols, 0);
+    for (std::size_t i = 0; i < bad.size(); ++i) {
+        if (!bad[i]) continue;
+        bad_rows[static_cast<std::int64_t>(i) / layout.cols] = 1;
+        bad_cols[static_cast<std::int64_t>(i) % layout.cols] = 1;
+    }
+    // The smallest period P such that whether a line is bad depends only on its index mod P; at least
+    // two whole periods, and both bad and good lines within one.
+    auto find = [](const std::vector<std::uint8_t>& lines, bool rows) -> PeriodicLines {
+        const auto count = static_cast<std::int64_t>(lines.size());
+        for (std::int64_t period = 2; period <= 128 && 2 * period <= count; period *= 2) {
+            bool repeats = true, some_bad = false, some_good = false;
+            for (std::int64_t k = 0; k < count && repeats; ++k) repeats = lines[k] == lines[k % period];
+            for (std::int64_t k = 0; k < period; ++k) (lines[k] ? some_bad : some_good) = true;
+            if (!repeats || !some_bad || !some_good) continue;
+            PeriodicLines found{rows, period, {}};
+            for (std::int64_t k = 0; k < period; ++k) {
+                if (lines[k]) found.bad_offsets.push_back(k);
+            }
+            return found;
+        }
+        return {};
+    };
+    PeriodicLines rows = find(bad_rows, true);
+    if (rows.period > 0) return rows;
+    return find(bad_cols, false);
+}
+
+std::string half_valued_results(const std::vector<double>& expected, const std::vector<double>& got,
+                                const std::vector<std::uint8_t>& bad)
+{
+    // A float that went through a __half last is an fp16 value; a right float result almost never is
+    // (2^-13 of random reals, 2^-16 for bfloat16). Integers are no evidence: wrong sums of small
+    // integers are narrow values often enough.
+    for (const auto& [is_narrow, name] : {std::pair{&is_half_value, "fp16"}, std::pair{&is_bfloat16_value, "bfloat16"}}) {
+        std::int64_t finite_bad = 0, evidence = 0;
+        for (std::size_t i = 0; i < bad.size(); ++i) {
+            if (!bad[i] || !std::isfinite(got[i]) || !std::isfinite(expected[i])) continue;
+            ++finite_bad;
+            const bool integer = got[i] == std::round(got[i]);
+            if (is_narrow(got[i]) && !is_narrow(expected[i]) && !integer) ++evidence;
+        }
+        if (evidence > 0 && 10 * evidence >= 9 * finite_bad) {
+            return std::string("lost precision: the wrong values are exactly ") + name +
+                   " numbers and the right ones are not, so the result went through a " +
+                   (name == std::string("fp16") ? "__half" : "__nv_bfloat16") +
+                   " variable; accumulating in half precision loses precision: accumulate in float (and do the "
+                   "arithmetic in float; convert to the narrow type only to store an output of that type).";
+        }
+    }
+    return "";
+}
+
+namespace {
+
+/// What non-finite results where finite ones were expected say, for this operation.
+std::string non_finite_cause(double expected, double got, const std::string& place, std::int64_t count,
+                             const Operation& operation)
+{
+    std::string text = "your kernel produced " + format_number(got) + " at " + place + " where " +
+                       format_number(expected) + " was expected (" + std::to_string(count) +
+                       (count == 1 ? " such value" : " such values") + "): ";
+    if (operation.has_log && got == -INFINITY) {
+        return text + "the log of a value that underflowed to 0. Do not take the log of a probability: "
+                      "log_softmax(x) = (x - max) - log(sum of exp(x - max)).";
+    }
+    if (operation.has_exp && (got == INFINITY || std::isnan(got))) {
+        return text + "an overflow (exp of a large value? subtract the maximum first: exp(x - max)), or a read "
+                      "of memory nobody wrote.";
+    }
+    if (std::isnan(got)) {
+        return text + "NaN where the inputs give a finite value: a read of memory nobody wrote (uninitialised "
+                      "shared memory, a partial result read before it was stored, an index past the end of an "
+                      "array), or 0 / 0, inf - inf, 0 * inf.";
+    }
+    return text + "an infinity where the inputs give a finite value: a read of memory nobody wrote "
+                  "(uninitialised shared memory, an index past the end of an array or a tile), a division by "
+                  "zero, or an intermediate that overflowed.";
+}
+
+std::string describe_periodic(const PeriodicLines& lines, std::int64_t first_bad, const Layout& layout,
+                              bool never_written)
+{
+    const char* noun = lines.rows ? "rows" : "columns";
+    return "the wrong " + std::string(noun) + " repeat every " + std::to_string(lines.period) + " " + noun + ": " +
+           list_ranges(lines.bad_offsets, noun) + " of every " + std::to_string(lines.period) + " are " +
+           (never_written ? "never written" : "wrong") + ", the others right (the first at " + where(first_bad, layout) +
+           "). A loop over the " + noun + " of a tile skips some of them: its step or its bound does not match "
+           "the block's " + (lines.rows ? "height" : "width") + " (or the " + noun + " one thread covers).";
+}
+
+std::string describe_transposed_tile(std::int64_t tile)
+{
+    const std::string t = std::to_string(tile);
+    return "the values are transposed inside each " + t + " x " + t +
+           " tile: the element at (row r, column c) of a tile holds the one that belongs at (c, r). The tile is "
+           "written and read back with the same indices, tile[y][x] both times, where one of the two must be "
+           "tile[x][y] (this swap is the transpose within the tile).";
+}
+
 /// Recognises the common patterns of a wrong kernel from which elements are bad.
 std::string likely_cause(const std::vector<double>& expected, const std::vector<double>& got,
                          const std::vector<std::uint8_t>& untouched, const std::vector<std::uint8_t>& bad,
-                         const CompareReport& report, const Tolerance& tolerance, const Layout& layout)
+                         CompareReport& report, const Tolerance& tolerance, const Layout& layout,
+                         const Operation& operation, bool narrow_output)
 {
     const auto n = static_cast<std::int64_t>(expected.size());
 
@@ -91,18 +238,42 @@ std::string likely_cause(const std::vector<double>& expected, const std::vector<
                        " were never written: the loop over a row stops early (row length " +
                        std::to_string(layout.cols) + " is not a multiple of your step?).";
             }
+            if (const PeriodicLines lines = periodic_bad_lines(bad, layout); lines.period > 0) {
+                report.tile_pattern = true;
+                return describe_periodic(lines, report.first_bad, layout, true);
+            }
         }
         return std::to_string(report.untouched) + " elements were never written, scattered (the first at " +
                where(report.first_bad, layout) + "): check the index arithmetic and the bounds tests.";
     }
 
-    // Non-finite results where finite ones were expected.
+    // Patterns of tiled kernels: values swapped inside each tile, or some rows of every tile wrong.
+    // They come before the values themselves: a misplaced infinity of the input is not an overflow.
+    if (const std::int64_t tile = transposed_tile_size(expected, got, bad, tolerance, layout); tile > 0) {
+        report.tile_pattern = true;
+        return describe_transposed_tile(tile);
+    }
+    if (const PeriodicLines lines = periodic_bad_lines(bad, layout); lines.period > 0) {
+        report.tile_pattern = true;
+        return describe_periodic(lines, report.first_bad, layout, false);
+    }
+
+    // Results that went through a __half: a precision downgrade, whatever the size of the error.
+    if (!narrow_output) {
+        if (std::string cause = half_valued_results(expected, got, bad); !cause.empty()) return cause;
+    }
+
+    // Non-finite results where finite ones were expected: say what the values show.
+    std::int64_t non_finite = 0, first_non_finite = -1;
     for (std::int64_t i = 0; i < n; ++i) {
         if (bad[i] && !untouched[i] && std::isfinite(expected[i]) && !std::isfinite(got[i])) {
-            return "your kernel produced " + format_number(got[i]) + " at " + where(i, layout) + " where " +
-                   format_number(expected[i]) + " was expected: an overflow (exp of a large value? "
-                   "subtract the maximum first), a division by zero, or a read of memory nobody wrote.";
+            if (first_non_finite < 0) first_non_finite = i;
+            ++non_finite;
         }
+    }
+    if (first_non_finite >= 0) {
+        return non_finite_cause(expected[first_non_finite], got[first_non_finite], where(first_non_finite, layout),
+                                non_finite, operation);
     }
 
     // Every wrong value close to the right one: lost precision rather than a logic error. Checked before
@@ -169,9 +340,10 @@ std::string likely_cause(const std::vector<double>& expected, const std::vector<
 
 CompareReport compare_values(const std::vector<double>& expected, const std::vector<double>& got,
                              const std::vector<std::uint8_t>& untouched, const Tolerance& tolerance,
-                             const Layout& layout)
+                             const Layout& layout, const Operation& operation, bool narrow_output)
 {
     CompareReport report;
+    report.row_length = layout.cols;
     const auto n = static_cast<std::int64_t>(expected.size());
     report.count = n;
     if (static_cast<std::int64_t>(got.size()) != n) {
@@ -212,10 +384,20 @@ CompareReport compare_values(const std::vector<double>& expected, const std::vec
          << format_number(report.expected_at_first) << ", got "
          << (untouched[report.first_bad] ? std::string("nothing (never written)") : format_number(report.got_at_first))
          << " (tolerance: " << tolerance.describe() << ")";
-    const std::string cause = likely_cause(expected, got, untouched, bad, report, tolerance, layout);
-    if (!cause.empty()) text << "\n  likely cause: " << cause;
+    report.cause = likely_cause(expected, got, untouched, bad, report, tolerance, layout, operation, narrow_output);
+    if (!report.cause.empty()) text << "\n  likely cause: " << report.cause;
     report.message = text.str();
     return report;
+}
+
+bool is_half_value(double value)
+{
+    return std::isfinite(value) && static_cast<double>(__half2float(__double2half(value))) == value;
+}
+
+bool is_bfloat16_value(double value)
+{
+    return std::isfinite(value) && static_cast<double>(__bfloat162float(__double2bfloat16(value))) == value;
 }
 
 std::vector<double> round_to_half(const std::vector<double>& values)

@@ -102,24 +102,41 @@ void print_result(const GraderContext& context, const StageInfo& info, Status st
 
 }  // namespace
 
+namespace {
+
+/// Why an input can come out entirely unwritten while others were handled.
+std::string not_covered_cause(std::int64_t row_length)
+{
+    if (row_length > 0 && row_length < UnwrittenOutputs::kShortRow) {
+        return "every row of this input has only " + std::to_string(row_length) +
+               (row_length == 1 ? " element" : " elements") +
+               ", and none of them was written: the loop over a row stops early, at the last full vector or "
+               "step (a row shorter than your step is then skipped whole; handle the columns past it).";
+    }
+    return "for this input the launch covers no element: a grid rounded down instead of up (use ceil_div), or "
+           "a tail (the elements past the last full block or vector) that no thread handles.";
+}
+
+}  // namespace
+
 std::optional<StageFailure> UnwrittenOutputs::on_report(const CompareReport& report, const std::string& case_name)
 {
-    static const char* const kNotCovered =
-        "for this input the launch covers no element: a grid rounded down instead of up (use ceil_div), or "
-        "a tail (the elements past the last full block or vector) that no thread handles.";
     if (report.nothing_written) {
-        if (!written_ && report.count >= kUnwrittenDecidesAlone) {
+        // Rows shorter than a warp can be skipped whole by a row loop that stops at its last full step.
+        const bool short_rows = report.row_length > 0 && report.row_length < kShortRow;
+        if (!written_ && report.count >= kUnwrittenDecidesAlone && !short_rows) {
             return StageFailure{Status::not_implemented, report.message};   // no launch skips that many
         }
         if (written_) {
             return StageFailure{Status::wrong, "wrong result for " + case_name +
                                                    ": the output was never written (every element still holds "
                                                    "the poison), although other inputs were handled.\n  likely cause: " +
-                                                   kNotCovered};
+                                                   not_covered_cause(report.row_length)};
         }
         if (pending_case_.empty()) {
             pending_case_ = case_name;
             pending_message_ = report.message;
+            pending_row_length_ = report.row_length;
         }
         return std::nullopt;   // no verdict yet: "not implemented" or a size the launch does not cover
     }
@@ -131,7 +148,8 @@ std::optional<StageFailure> UnwrittenOutputs::on_report(const CompareReport& rep
         return StageFailure{Status::wrong, "wrong result for " + pending_case_ +
                                                ": the output was never written (every element still holds the "
                                                "poison), although other inputs such as " + case_name +
-                                               " came out right.\n  likely cause: " + kNotCovered};
+                                               " came out right.\n  likely cause: " +
+                                               not_covered_cause(pending_row_length_)};
     }
     return std::nullopt;
 }
@@ -392,9 +410,8 @@ void Stage::check_speed(const SpeedCase& speed)
                                                               : speed.previous_label;
     char line[512];
     std::snprintf(line, sizeof line,
-                  "x%.2f over %s (%.3f ms); required x%.2f (target x%.2f, capped at 80%% of the x%.2f that "
-                  "reference stage %d gains on this GPU)",
-                  speedup, previous.c_str(), t_previous, required, info_.speedup_target, gain, info_.id);
+                  "x%.2f over %s (%.3f ms); required x%.2f (%s)", speedup, previous.c_str(), t_previous,
+                  required, describe_speed_rule(info_.speedup_target, gain, info_.id).c_str());
     std::printf("        %s\n", line);
     if (!fast_enough) {
         // Why: the launch facts of the three, read without running them (launch_ledger.hpp).

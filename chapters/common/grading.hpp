@@ -67,10 +67,13 @@ struct SpeedCase {
 /// kUnwrittenDecidesAlone elements) waits until a case writes something or the correctness checks
 /// end. A larger output that nothing was written to, before anything was written anywhere, is "not
 /// implemented yet" at once: no tail is that long, and later cases may not start from the poison
-/// (e.g. C of a GEMM with beta != 0). Pure logic: tested without a GPU.
+/// (e.g. C of a GEMM with beta != 0). Except for a matrix whose rows have fewer than kShortRow
+/// elements: a loop over a row that stops at its last full vector or warp-wide step writes nothing at
+/// all there, so that verdict waits too. Pure logic: tested without a GPU.
 class UnwrittenOutputs {
 public:
     static constexpr std::int64_t kUnwrittenDecidesAlone = 64;
+    static constexpr std::int64_t kShortRow = 32;
     /// The failure to raise now for this comparison, if any (the comparison itself included).
     std::optional<StageFailure> on_report(const CompareReport& report, const std::string& case_name);
     /// At the end of the correctness checks: "not implemented yet" when nothing was ever written.
@@ -80,6 +83,7 @@ private:
     bool written_ = false;           ///< some case wrote at least one element
     std::string pending_case_;       ///< the first case that wrote nothing, while nothing was written
     std::string pending_message_;
+    std::int64_t pending_row_length_ = 0;
 };
 
 /// The verdict of the stream probe (Stage::check_stream_use): the candidate's launcher was called once

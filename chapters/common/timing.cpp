@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
 #include <thread>
@@ -31,6 +32,40 @@ double speedup_cap(double reference_gain)
 double required_speedup(double target, double reference_gain)
 {
     return std::min(target, speedup_cap(reference_gain));
+}
+
+SpeedRule speed_rule_applied(double target, double reference_gain)
+{
+    const double cap = speedup_cap(reference_gain);
+    if (target <= cap) return SpeedRule::target;
+    if (cap == 0.8 * reference_gain) return SpeedRule::eighty_percent_of_gain;
+    if (cap == 0.95 * reference_gain) return SpeedRule::ninety_five_percent_of_gain;
+    return SpeedRule::half_of_gain;
+}
+
+std::string describe_speed_rule(double target, double reference_gain, int stage)
+{
+    char text[256];
+    const std::string gains = " that reference stage " + std::to_string(stage) + " gains on this GPU";
+    switch (speed_rule_applied(target, reference_gain)) {
+        case SpeedRule::target:
+            std::snprintf(text, sizeof text, "the stage's target x%.2f, not capped: below what the x%.2f%s allows",
+                          target, reference_gain, gains.c_str());
+            break;
+        case SpeedRule::eighty_percent_of_gain:
+            std::snprintf(text, sizeof text, "target x%.2f, capped at 80%% of the x%.2f%s", target, reference_gain,
+                          gains.c_str());
+            break;
+        case SpeedRule::half_of_gain:
+            std::snprintf(text, sizeof text, "target x%.2f, capped at half of the gain, 1 + (G - 1) / 2, with the "
+                          "G = x%.2f%s", target, reference_gain, gains.c_str());
+            break;
+        case SpeedRule::ninety_five_percent_of_gain:
+            std::snprintf(text, sizeof text, "target x%.2f, capped at 95%% of the x%.2f%s", target, reference_gain,
+                          gains.c_str());
+            break;
+    }
+    return text;
 }
 
 void synchronize_with_timeout(cudaStream_t stream)

@@ -26,6 +26,7 @@
 #include <cuda_runtime.h>
 
 #include <functional>
+#include <string>
 #include <vector>
 
 namespace wb {
@@ -65,5 +66,13 @@ double speedup_cap(double reference_gain);
 
 /// The speed rule of the file comment: the speed-up stage k must reach over reference stage k-1.
 double required_speedup(double target, double reference_gain);
+
+/// Which part of the speed rule gave required_speedup(): the target itself, or one piece of the cap.
+enum class SpeedRule { target, eighty_percent_of_gain, half_of_gain, ninety_five_percent_of_gain };
+SpeedRule speed_rule_applied(double target, double reference_gain);
+
+/// The rule that applied, in words for the speed report, e.g. "target x1.50, capped at 80% of the x1.70
+/// that reference stage 3 gains on this GPU".
+std::string describe_speed_rule(double target, double reference_gain, int stage);
 
 }  // namespace wb

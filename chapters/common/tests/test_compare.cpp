@@ -3,6 +3,8 @@
 #include "common/compare.hpp"
 
 #include <cmath>
+#include <cstring>
+#include <cuda_fp16.h>
 #include <string>
 
 namespace {
@@ -165,4 +167,90 @@ TEST_CASE("one output slightly off is called lost precision too", "[compare]")
     const auto report = run({0.5}, {0.5f * (1.0f + 0.002f)}, wb::Tolerance{0.0, 0.001});
     CHECK_FALSE(report.ok);
     CHECK(contains(report.message, "lost precision"));
+}
+
+TEST_CASE("an infinity outside an exp is not called an exp overflow; in softmax it is", "[compare]")
+{
+    const auto plain = run({1, 2, 3}, {1, INFINITY, 3});
+    CHECK(contains(plain.message, "produced inf"));
+    CHECK(contains(plain.message, "a read of memory nobody wrote"));
+    CHECK_FALSE(contains(plain.message, "exp of"));
+    const auto with_exp = wb::compare(std::vector<double>{0.5, 0.5}, std::vector<float>{NAN, NAN},
+                                      wb::Tolerance::ulps(4), wb::Layout::vector(), wb::Operation::exponential());
+    CHECK(contains(with_exp.message, "subtract the maximum first"));
+}
+
+TEST_CASE("-inf from a log of an underflowed probability is named as such", "[compare]")
+{
+    const auto report = wb::compare(std::vector<double>{-0.1, -120.0}, std::vector<float>{-0.1f, -INFINITY},
+                                    wb::Tolerance{1e-6, 0}, wb::Layout::vector(), wb::Operation::exponential(true));
+    CHECK(contains(report.message, "the log of a value that underflowed to 0"));
+    CHECK_FALSE(contains(report.message, "subtract the maximum first"));
+}
+
+TEST_CASE("values transposed inside each tile are recognised, whatever the input holds", "[compare]")
+{
+    const int rows = 64, cols = 96;
+    std::vector<double> expected(rows * cols);
+    for (int i = 0; i < rows * cols; ++i) expected[i] = i % 97 == 7 ? INFINITY : 0.5 * i;   // infinities mixed in
+    std::vector<float> got(rows * cols);
+    for (int r = 0; r < rows; ++r) {
+        for (int c = 0; c < cols; ++c) {
+            got[r * cols + c] = static_cast<float>(expected[(r - r % 32 + c % 32) * cols + (c - c % 32 + r % 32)]);
+        }
+    }
+    const auto report = run(expected, got, wb::Tolerance::exact(), wb::Layout::matrix(rows, cols));
+    CHECK(contains(report.message, "transposed inside each 32 x 32 tile"));
+    CHECK_FALSE(contains(report.message, "overflow"));
+}
+
+TEST_CASE("rows never written with the period of a tile are recognised", "[compare]")
+{
+    const int rows = 100, cols = 3;
+    std::vector<double> expected(rows * cols, 1.0);
+    std::vector<float> got(rows * cols, 1.0f);
+    for (int r = 0; r < rows; ++r) {
+        if (r % 32 >= 16) {
+            for (int c = 0; c < cols; ++c) got[r * cols + c] = poison();
+        }
+    }
+    const auto report = run(expected, got, wb::Tolerance::exact(), wb::Layout::matrix(rows, cols));
+    CHECK(contains(report.message, "repeat every 32 rows: rows 16 to 31 of every 32 are never written"));
+    CHECK_FALSE(contains(report.message, "tail is not covered"));
+}
+
+TEST_CASE("wrong columns with a period are recognised; a wrong suffix of rows is not periodic", "[compare]")
+{
+    const int rows = 4, cols = 64;
+    std::vector<double> expected(rows * cols, 1.0);
+    std::vector<float> got(rows * cols, 1.0f);
+    for (int r = 0; r < rows; ++r) {
+        for (int c = 0; c < cols; c += 8) got[r * cols + c + 7] = 2.5f;
+    }
+    const auto report = run(expected, got, wb::Tolerance::exact(), wb::Layout::matrix(rows, cols));
+    CHECK(contains(report.message, "repeat every 8 columns: columns 7 of every 8 are wrong"));
+    std::vector<std::uint8_t> suffix(10 * 2, 0);
+    for (int i = 12; i < 20; ++i) suffix[i] = 1;
+    CHECK(wb::periodic_bad_lines(suffix, wb::Layout::matrix(10, 2)).period == 0);
+}
+
+TEST_CASE("results that went through a __half are called a half-precision accumulator", "[compare]")
+{
+    std::vector<double> expected, bad_integers;
+    std::vector<float> got;
+    for (int i = 0; i < 20; ++i) {
+        const double exact = 1.0 + i / 3.0 + 1e-4;
+        expected.push_back(exact);
+        got.push_back(__half2float(__float2half(static_cast<float>(exact + 3e-3))));   // error far beyond 16 x
+    }
+    const auto report = run(expected, got, wb::Tolerance::ulps(2));
+    CHECK(contains(report.message, "accumulating in half precision loses precision: accumulate in float"));
+    // One output suffices when it is not an integer: a random real is an fp16 value 1 time in 8192.
+    CHECK(contains(run({0.1234567}, {__half2float(__float2half(0.123f))}, wb::Tolerance::ulps(2)).message,
+                   "accumulate in float"));
+    // Integers are fp16 values anyway: a wrong integer sum is no evidence.
+    CHECK_FALSE(contains(run({1001, 2001}, {1000, 2000}).message, "accumulate in float"));
+    // A __half output is compared as such: no evidence either.
+    std::vector<__half> halves(got.begin(), got.end());
+    CHECK_FALSE(contains(wb::compare(expected, halves, wb::Tolerance::ulps(2)).message, "accumulate in float"));
 }

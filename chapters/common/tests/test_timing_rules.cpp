@@ -48,3 +48,19 @@ TEST_CASE("the cap is continuous where its pieces meet", "[timing]")
         CHECK(wb::speedup_cap(gain - 1e-9) == Approx(wb::speedup_cap(gain + 1e-9)).epsilon(1e-6));
     }
 }
+
+TEST_CASE("the speed report names the part of the rule that applied", "[timing]")
+{
+    CHECK(wb::speed_rule_applied(1.5, 3.0) == wb::SpeedRule::target);
+    CHECK(wb::speed_rule_applied(10.0, 2.0) == wb::SpeedRule::eighty_percent_of_gain);
+    CHECK(wb::speed_rule_applied(2.0, 1.5) == wb::SpeedRule::half_of_gain);
+    CHECK(wb::speed_rule_applied(2.0, 1.05) == wb::SpeedRule::ninety_five_percent_of_gain);
+    const std::string capped = wb::describe_speed_rule(10.0, 2.0, 3);
+    CHECK(capped.find("capped at 80% of the x2.00 that reference stage 3 gains") != std::string::npos);
+    CHECK(wb::describe_speed_rule(1.5, 3.0, 3).find("the stage's target x1.50") != std::string::npos);
+    CHECK(wb::describe_speed_rule(2.0, 1.5, 3).find("half of the gain") != std::string::npos);
+    CHECK(wb::describe_speed_rule(2.0, 1.05, 3).find("95%") != std::string::npos);
+    // Every branch gives the number required_speedup() asks for.
+    CHECK(wb::required_speedup(2.0, 1.5) == Approx(1.0 + 0.5 * 0.5));
+    CHECK(wb::required_speedup(2.0, 1.05) == Approx(0.95 * 1.05));
+}

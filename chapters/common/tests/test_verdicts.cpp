@@ -60,6 +60,27 @@ TEST_CASE("a large output never written is 'not implemented yet' at once", "[ver
     CHECK(failure->status == wb::Status::not_implemented);
 }
 
+TEST_CASE("a large output of short rows never written waits: a row loop may skip every short row", "[verdicts]")
+{
+    wb::UnwrittenOutputs unwritten;
+    wb::CompareReport short_rows = untouched_report();
+    short_rows.count = short_rows.bad = short_rows.untouched = 66 * 3;   // 66 rows of 3 elements
+    short_rows.row_length = 3;
+    CHECK_FALSE(unwritten.on_report(short_rows, "66 x 3").has_value());
+    const auto failure = unwritten.on_report(ok_report(), "66 x 4");
+    REQUIRE(failure.has_value());
+    CHECK(failure->status == wb::Status::wrong);
+    CHECK(contains(failure->message, "66 x 3"));
+    CHECK(contains(failure->message, "the loop over a row stops early"));
+    CHECK_FALSE(contains(failure->message, "grid rounded down"));
+    // Rows of a warp or more: no row loop skips them whole, so "not implemented yet" at once.
+    wb::UnwrittenOutputs other;
+    short_rows.row_length = wb::UnwrittenOutputs::kShortRow;
+    const auto at_once = other.on_report(short_rows, "6 x 33");
+    REQUIRE(at_once.has_value());
+    CHECK(at_once->status == wb::Status::not_implemented);
+}
+
 TEST_CASE("a small input left untouched while a later one is right is a wrong result", "[verdicts]")
 {
     wb::UnwrittenOutputs unwritten;

@@ -1,0 +1,52 @@
+// Catalog, chapter 5, stage 5: the store loop keeps stage 4's step of 8 rows with a block of 4 rows.
+// expect: wrong "rows 4 to 7 of every 8 are never written"
+//
+// Stage 5 halves the block's height to give each thread 8 elements, and both loops must step by the
+// new height. This store loop still steps by 8, so rows 4 to 7 of every 8 of each output tile are
+// never written. The grader must name the periodic pattern, not an uncovered tail.
+#include "05_transpose/stages.cuh"
+#include "common/primitives.cuh"
+
+namespace WORKBOOK_TRACK {
+
+namespace {
+
+constexpr int kTile = 32;
+constexpr int kBlockRows = 4;   // 32 x 4 threads: each covers kTile / kBlockRows = 8 rows of the tile
+
+__global__ void transpose_multi_element_kernel(const float* __restrict__ in, float* __restrict__ out,
+                                               std::int64_t rows, std::int64_t cols)
+{
+    __shared__ float tile[kTile][kTile + 1];
+
+    const std::int64_t row0 = static_cast<std::int64_t>(blockIdx.y) * kTile;
+    const std::int64_t col0 = static_cast<std::int64_t>(blockIdx.x) * kTile;
+    const int tx = threadIdx.x;
+    const int ty = threadIdx.y;
+
+    const bool col_inside = col0 + tx < cols;
+#pragma unroll
+    for (int k = 0; k < kTile; k += kBlockRows) {   // eight independent loads
+        if (col_inside && row0 + ty + k < rows) tile[ty + k][tx] = in[(row0 + ty + k) * cols + col0 + tx];
+    }
+    __syncthreads();
+    const bool row_inside = row0 + tx < rows;
+#pragma unroll
+    for (int k = 0; k < kTile; k += 8) {   // the bug: stage 4's step of 8 rows, but this block has 4 rows
+        if (row_inside && col0 + ty + k < cols) out[(col0 + ty + k) * rows + row0 + tx] = tile[tx][ty + k];
+    }
+}
+
+}  // namespace
+
+void transpose_5_multi_element(const float* in, float* out, std::int64_t rows, std::int64_t cols,
+                               cudaStream_t stream)
+{
+    const dim3 block(kTile, kBlockRows);
+    const dim3 grid(static_cast<unsigned>(wb::ceil_div<std::int64_t>(cols, kTile)),
+                    static_cast<unsigned>(wb::ceil_div<std::int64_t>(rows, kTile)));
+    transpose_multi_element_kernel<<<grid, block, 0, stream>>>(in, out, rows, cols);
+    WB_CHECK_LAUNCH();
+}
+
+}  // namespace WORKBOOK_TRACK
