@@ -65,6 +65,8 @@ endif()
 # step (emu/tools/emu_cc.cpp), with the emulator's cuda_runtime.h included first, as nvcc includes
 # the real one, and as device code of compute capability 8.0 (__CUDA_ARCH__ = 800: cp.async paths are
 # the ones emulated). Warnings that nvcc does not give for device code are left out.
+option(WORKBOOK_EMU_CHECKS "CPU backend: compile kernel code with the emulator's access checks (races, bad reads)" ON)
+
 function(workbook_emulated_target target)
   if(NOT WORKBOOK_EMULATED)
     return()
@@ -75,6 +77,9 @@ function(workbook_emulated_target target)
   # store to an address it just checked a load of); no sanitizer runtime is linked. -g1 gives the line
   # tables that name the lines of a race.
   set(emulator_checks "-fsanitize=thread;--param=tsan-instrument-func-entry-exit=0;-g1")
+  if(NOT WORKBOOK_EMU_CHECKS)
+    set(emulator_checks "-g1")
+  endif()
   get_target_property(sources ${target} SOURCES)
   foreach(source IN LISTS sources)
     if(source MATCHES "\\.cu$")

@@ -581,6 +581,7 @@ cudaError_t memcpy_symbol(void* symbol, std::size_t symbol_bytes, const void* sr
 
 namespace emu {
 void declare_buffer_extent(const void* ptr, std::size_t bytes) { detail::Device::get().declare_extent(ptr, bytes); }
+void force_schedule(int schedule) { detail::set_schedule_override(schedule); }
 
 std::string last_fault_report(cudaError_t code)
 {
