@@ -66,7 +66,11 @@ endif()
 # the real one, and as device code of compute capability 8.0 (__CUDA_ARCH__ = 800: cp.async paths are
 # the ones emulated). Warnings that nvcc does not give for device code are left out.
 option(WORKBOOK_EMU_CHECKS "CPU backend: compile kernel code with the emulator's access checks (races, bad reads)" ON)
+option(WORKBOOK_EMU_CHECK_REFERENCES "CPU backend: the access checks for the reference solutions too (slower CI)" OFF)
 
+# workbook_emulated_target(<target> [REFERENCE]): REFERENCE marks code known to be right (the reference
+# solutions, library baselines). It is compiled without the access checks, which make kernels about
+# three times slower, unless WORKBOOK_EMU_CHECK_REFERENCES is ON.
 function(workbook_emulated_target target)
   if(NOT WORKBOOK_EMULATED)
     return()
@@ -77,7 +81,7 @@ function(workbook_emulated_target target)
   # store to an address it just checked a load of); no sanitizer runtime is linked. -g1 gives the line
   # tables that name the lines of a race.
   set(emulator_checks "-fsanitize=thread;--param=tsan-instrument-func-entry-exit=0;-g1")
-  if(NOT WORKBOOK_EMU_CHECKS)
+  if(NOT WORKBOOK_EMU_CHECKS OR ("REFERENCE" IN_LIST ARGN AND NOT WORKBOOK_EMU_CHECK_REFERENCES))
     set(emulator_checks "-g1")
   endif()
   get_target_property(sources ${target} SOURCES)
