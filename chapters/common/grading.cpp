@@ -411,9 +411,12 @@ std::string schedule_dependence(const std::function<void()>& run_checks)
     close(quiet);
     close(saved_stdout);
     if (wrong_in.empty() || right_in.empty()) return "";
+    auto schedules = [](const std::string& list) {
+        return list + (list.find(',') == std::string::npos ? " schedule" : " schedules");
+    };
     return "\n  the result depends on thread order: a race. Run again in each of the emulator's thread orders, "
-           "the checks fail in the " + wrong_in + " schedule and pass in the " + right_in +
-           " schedule (replay one with WORKBOOK_EMU_SCHEDULE=" + wrong_in.substr(0, wrong_in.find(',')) +
+           "the checks fail in the " + schedules(wrong_in) + " and pass in the " + schedules(right_in) +
+           " (replay one with WORKBOOK_EMU_SCHEDULE=" + wrong_in.substr(0, wrong_in.find(',')) +
            "). Look for a missing __syncthreads() or __syncwarp(), or threads updating one element without atomics.";
 }
 #endif
