@@ -65,15 +65,30 @@ endif()
 # step (emu/tools/emu_cc.cpp), with the emulator's cuda_runtime.h included first, as nvcc includes
 # the real one, and as device code of compute capability 8.0 (__CUDA_ARCH__ = 800: cp.async paths are
 # the ones emulated). Warnings that nvcc does not give for device code are left out.
+option(WORKBOOK_EMU_CHECKS "CPU backend: compile kernel code with the emulator's access checks (races, bad reads)" ON)
+option(WORKBOOK_EMU_CHECK_REFERENCES "CPU backend: the access checks for the reference solutions too (slower CI)" OFF)
+
+# workbook_emulated_target(<target> [REFERENCE]): REFERENCE marks code known to be right (the reference
+# solutions, library baselines). It is compiled without the access checks, which make kernels about
+# three times slower, unless WORKBOOK_EMU_CHECK_REFERENCES is ON.
 function(workbook_emulated_target target)
   if(NOT WORKBOOK_EMULATED)
     return()
+  endif()
+  # Every load and store of the kernel code calls the emulator's checks (emu/src/checks.cpp): races and
+  # bad reads of shared memory, reads past the end of a buffer. The thread sanitizer's instrumentation
+  # is used for its calls only (it reports every access, unlike the address sanitizer's, which skips a
+  # store to an address it just checked a load of); no sanitizer runtime is linked. -g1 gives the line
+  # tables that name the lines of a race.
+  set(emulator_checks "-fsanitize=thread;--param=tsan-instrument-func-entry-exit=0;-g1")
+  if(NOT WORKBOOK_EMU_CHECKS OR ("REFERENCE" IN_LIST ARGN AND NOT WORKBOOK_EMU_CHECK_REFERENCES))
+    set(emulator_checks "-g1")
   endif()
   get_target_property(sources ${target} SOURCES)
   foreach(source IN LISTS sources)
     if(source MATCHES "\\.cu$")
       set_source_files_properties(${source} PROPERTIES LANGUAGE CXX COMPILE_OPTIONS
-        "-include;${CMAKE_SOURCE_DIR}/emu/include/cuda_runtime.h;-D__CUDA_ARCH__=800;-Wno-sign-compare;-Wno-unknown-pragmas;-Wno-unused-function;-Wno-unused-parameter;-Wno-unused-variable;-Wno-unused-but-set-variable")
+        "-include;${CMAKE_SOURCE_DIR}/emu/include/cuda_runtime.h;-D__CUDA_ARCH__=800;${emulator_checks};-Wno-sign-compare;-Wno-unknown-pragmas;-Wno-unused-function;-Wno-unused-parameter;-Wno-unused-variable;-Wno-unused-but-set-variable")
     endif()
   endforeach()
   set_target_properties(${target} PROPERTIES CXX_COMPILER_LAUNCHER "${CMAKE_BINARY_DIR}/bin/emu-cc")

@@ -59,7 +59,7 @@ function(workbook_add_catalog chapter_dir)
     target_compile_definitions(${prefix}_catalog_stage${id} PRIVATE WORKBOOK_TRACK=learner)
     target_include_directories(${prefix}_catalog_stage${id} PRIVATE "${CMAKE_SOURCE_DIR}/chapters")
     target_link_libraries(${prefix}_catalog_stage${id} PRIVATE workbook_device)
-    workbook_emulated_target(${prefix}_catalog_stage${id})
+    workbook_emulated_target(${prefix}_catalog_stage${id} REFERENCE)
   endforeach()
 
   foreach(entry IN LISTS entries)

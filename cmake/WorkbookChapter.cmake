@@ -116,7 +116,11 @@ ${rows}};
       target_compile_options(${prefix}_${track} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-diag-suppress=177>)
     endif()
     target_link_libraries(${prefix}_${track} PUBLIC workbook_device)
-    workbook_emulated_target(${prefix}_${track})
+    if(track STREQUAL "reference")
+      workbook_emulated_target(${prefix}_${track} REFERENCE)
+    else()
+      workbook_emulated_target(${prefix}_${track})
+    endif()
   endforeach()
   # Optional "link_libraries": ["CUDA::cublas", ...] in stages.json: libraries that the support code
   # (a library baseline) needs. They are linked to chNN_support only, never to the learner's stages.
@@ -140,7 +144,7 @@ ${rows}};
     add_library(${prefix}_support STATIC ${support_sources})
     target_include_directories(${prefix}_support PRIVATE "${CMAKE_SOURCE_DIR}/chapters" "${gen}")
     target_link_libraries(${prefix}_support PUBLIC workbook_device ${support_libraries})
-    workbook_emulated_target(${prefix}_support)
+    workbook_emulated_target(${prefix}_support REFERENCE)
   elseif(support_libraries)
     message(FATAL_ERROR "chapters/${chapter_dir}/stages.json names link_libraries but the chapter has no "
                         "support code (*.cu beside grade.cpp) to link them to.")

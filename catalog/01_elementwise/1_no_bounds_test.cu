@@ -1,5 +1,6 @@
 // Catalog, chapter 1, stage 1: no bounds test, so the last block writes past the end of c.
 // expect: wrong "past the end"
+// emulated: crashed "read past the end of an input array"
 //
 // The grid is rounded up correctly, but the kernel has no `if (i < n)`: the threads of the last block
 // beyond n write c[n], c[n + 1], ... Every element of c is right, so only the guard the harness keeps

@@ -1,5 +1,6 @@
 // Catalog, chapter 2, stage 3: the shared-memory tree with no barriers at all.
 // expect: wrong "wrong result"
+// emulated: crashed "shared memory race"
 //
 // Sequential addressing, but neither the __syncthreads() after the load nor the one after each step
 // of the tree: at stride 128 warp 0 adds slots that warp 4 may not have stored yet (its global load

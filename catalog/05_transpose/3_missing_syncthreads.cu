@@ -1,5 +1,6 @@
 // Catalog, chapter 5, stage 3: the shared-memory tile without the barrier between its store and load.
 // expect: wrong "wrong result"
+// emulated: crashed "shared memory race"
 //
 // Each thread stores one element of the tile and then reads another thread's element (the transposed
 // one), written by a different warp. Without __syncthreads() in between, a warp that has no element to

@@ -1,5 +1,6 @@
 // Catalog, chapter 5, stage 5: a transpose that assumes both sides are multiples of the 32 x 32 tile.
 // expect: wrong "past the end"
+// emulated: crashed "read past the end of an input array"
 //
 // No bounds tests at all: every thread loads and stores its four elements whether or not they are
 // inside the matrix. Shapes made of whole tiles pass; a 1 x 1 matrix already has the block write 32 x 32

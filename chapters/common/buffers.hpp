@@ -96,6 +96,10 @@ public:
         if (count_ > 0) {
             WB_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&ptr_), bytes() + guard_bytes()));
             if (guard_bytes() > 0) WB_CUDA_CHECK(cudaMemset(guard(), guard_byte_, guard_bytes()));
+#if WORKBOOK_EMULATED
+            // The CPU emulator then stops a kernel that reads the guard ("read past the end of an input array").
+            emu::declare_buffer_extent(ptr_, bytes());
+#endif
         }
     }
     explicit DeviceBuffer(const std::vector<T>& host) : DeviceBuffer(host.size()) { upload(host); }

@@ -7,6 +7,11 @@
 #include <cstdlib>
 #include <sstream>
 
+#if WORKBOOK_EMULATED
+#include <fcntl.h>
+#include <unistd.h>
+#endif
+
 namespace wb {
 
 const char* status_name(Status status)
@@ -424,6 +429,49 @@ void Stage::check_speed(const SpeedCase& speed)
     }
 }
 
+#if WORKBOOK_EMULATED
+/// On the CPU emulator, a wrong result that comes and goes with the order in which threads run is a
+/// race: runs the stage's checks again (quietly) once in each of the emulator's fixed schedules and,
+/// when they disagree, says so and names the schedules. Empty when every schedule gives the same verdict.
+std::string schedule_dependence(const std::function<void()>& run_checks)
+{
+    static const char* const kNames[] = {"forward", "reverse", "random"};
+    std::string wrong_in, right_in;
+    std::fflush(stdout);
+    const int saved_stdout = dup(STDOUT_FILENO);
+    const int quiet = open("/dev/null", O_WRONLY);
+    if (saved_stdout < 0 || quiet < 0) return "";
+    for (int schedule = 0; schedule < 3; ++schedule) {
+        emu::force_schedule(schedule);
+        dup2(quiet, STDOUT_FILENO);
+        Status status = Status::passed;
+        try {
+            run_checks();
+        } catch (const StageFailure& failure) {
+            status = failure.status;
+        } catch (...) {
+            status = Status::crashed;
+        }
+        std::fflush(stdout);
+        dup2(saved_stdout, STDOUT_FILENO);
+        if (status != Status::passed && status != Status::wrong) (void)cudaDeviceReset();   // a fault is sticky
+        std::string& list = status == Status::passed ? right_in : wrong_in;
+        list += (list.empty() ? "" : ", ") + std::string(kNames[schedule]);
+    }
+    emu::force_schedule(-1);
+    close(quiet);
+    close(saved_stdout);
+    if (wrong_in.empty() || right_in.empty()) return "";
+    auto schedules = [](const std::string& list) {
+        return list + (list.find(',') == std::string::npos ? " schedule" : " schedules");
+    };
+    return "\n  the result depends on thread order: a race. Run again in each of the emulator's thread orders, "
+           "the checks fail in the " + schedules(wrong_in) + " and pass in the " + schedules(right_in) +
+           " (replay one with WORKBOOK_EMU_SCHEDULE=" + wrong_in.substr(0, wrong_in.find(',')) +
+           "). Look for a missing __syncthreads() or __syncwarp(), or threads updating one element without atomics.";
+}
+#endif
+
 StageVerdict run_stage(const GraderContext& context, const StageInfo& info, const std::function<void(Stage&)>& body)
 {
     std::printf("== chapter %d, stage %d: %s (%s) ==\n", context.chapter, info.id, info.title,
@@ -474,7 +522,15 @@ StageVerdict run_stage(const GraderContext& context, const StageInfo& info, cons
     } catch (const std::exception& error) {
         verdict = {Status::crashed, std::string("the grader stopped: ") + error.what()};
     }
-#if !WORKBOOK_EMULATED
+#if WORKBOOK_EMULATED
+    if (verdict.status == Status::wrong) {
+        verdict.message += schedule_dependence([&] {
+            Stage stage(context, info);
+            body(stage);
+            stage.end_of_correctness();
+        });
+    }
+#else
     if (verdict.status == Status::passed) {
         if (std::optional<StageFailure> failure = sanitizer_verdict(context, info)) {
             verdict = {failure->status, failure->message};

@@ -24,6 +24,9 @@
 
 #include <boost/context/fiber.hpp>
 
+#include <dlfcn.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -47,6 +50,8 @@ __thread uint3 emu_tls_blockDim;
 __thread uint3 emu_tls_gridDim;
 __thread std::uint64_t emu_tls_shared_generation;
 __thread unsigned char* emu_tls_shared_base;
+__thread std::uintptr_t emu_tls_watch_lo;     // the shared arena of a block whose accesses are checked
+__thread std::uintptr_t emu_tls_watch_span;   // 0: no block of this worker is checked now
 
 namespace emu::detail {
 
@@ -219,15 +224,34 @@ public:
         return true;
     }
 
+    unsigned char fill() const { return fill_; }
+    std::size_t end() const { return end_; }
+
+    static std::string describe(const Region& r)
+    {
+        return r.file ? "the shared array `" + r.name + "` (" + std::to_string(r.bytes) + " bytes, declared at " +
+                            where(r.file, r.line) + ")"
+                      : "the dynamic shared memory (" + std::to_string(r.bytes) + " bytes, the third <<<>>> parameter)";
+    }
+
+    /// Where byte @p offset lies, for messages: inside an array, or how far before or past one.
+    std::string locate(std::size_t offset, std::size_t bytes) const
+    {
+        const Region* before = nullptr;
+        for (const Region& r : regions_) {
+            if (r.offset <= offset) before = &r;
+        }
+        if (before && offset + bytes <= before->offset + before->bytes) {
+            return "bytes " + std::to_string(offset - before->offset) + " to " +
+                   std::to_string(offset - before->offset + bytes - 1) + " of " + describe(*before);
+        }
+        if (before) return std::to_string(offset - before->offset - before->bytes) + " bytes past the end of " + describe(*before);
+        return std::to_string(regions_.front().offset - offset) + " bytes before the start of " + describe(regions_.front());
+    }
+
     /// The first red-zone byte that no longer holds the fill byte, described; empty when all are intact.
     std::string damaged() const
     {
-        auto describe = [&](const Region& r) {
-            return r.file ? "the shared array `" + r.name + "` (" + std::to_string(r.bytes) + " bytes, declared at " +
-                                where(r.file, r.line) + ")"
-                          : "the dynamic shared memory (" + std::to_string(r.bytes) +
-                                " bytes, the third <<<>>> parameter)";
-        };
         for (std::size_t b = 0; b < regions_.front().offset; ++b) {
             if (base_[b] != fill_) {
                 return "a write " + std::to_string(regions_.front().offset - b) + " bytes before the start of " +
@@ -295,8 +319,95 @@ struct ThreadState {
     int line = 0;
     std::vector<AsyncCopy> copies;   // cp.async copies not waited for
     int groups_committed = 0;
+    std::uint64_t barrier_sites = 0;   // bit i: has waited at barrier site i of the block (see BlockRun::site_)
     ctx::fiber fiber;
 };
+
+/// What the shared-memory checker remembers of one 4-byte word: its last write and its last read
+/// (which thread, in which barrier epoch, at which warp clock of that thread, from which code).
+struct ShadowWord {
+    std::uint32_t write_epoch;
+    std::uint32_t write_clock;
+    std::uint32_t read_epoch;
+    std::uint32_t read_clock;
+    std::uint16_t writer;
+    std::uint16_t reader;
+    const void* write_pc;
+    const void* read_pc;
+};
+
+/// An array of @p T over lazily committed zero pages: large enough for the whole arena, yet only the
+/// words a checked block touches cost memory. Never reset: epochs tell old entries apart.
+template <class T>
+class LazyArray {
+public:
+    explicit LazyArray(std::size_t count) : count_(count) {}
+    ~LazyArray()
+    {
+        if (data_) munmap(data_, count_ * sizeof(T));
+    }
+    T& operator[](std::size_t i)
+    {
+        if (!data_) {
+            void* memory = mmap(nullptr, count_ * sizeof(T), PROT_READ | PROT_WRITE,
+                                MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+            if (memory == MAP_FAILED) throw std::bad_alloc();
+            data_ = static_cast<T*>(memory);
+        }
+        return data_[i];
+    }
+
+private:
+    std::size_t count_;
+    T* data_ = nullptr;
+};
+
+/// "file:line" of a code address in this program (the access that a report is about), or "" when the
+/// program has no line table. Asks addr2line once per address; only used while writing a report.
+std::string source_line_of(const void* pc)
+{
+    static std::mutex mutex;
+    static std::vector<std::pair<const void*, std::string>> cache;
+    std::lock_guard<std::mutex> lock(mutex);
+    for (const auto& [address, text] : cache) {
+        if (address == pc) return text;
+    }
+    std::string text;
+    Dl_info info{};
+    if (pc && dladdr(pc, &info) && info.dli_fname) {
+        char exe[4096];
+        const ssize_t length = readlink("/proc/self/exe", exe, sizeof exe - 1);
+        const std::string file = info.dli_fname[0] && std::strchr(info.dli_fname, '/') ? info.dli_fname
+                                 : length > 0 ? std::string(exe, static_cast<std::size_t>(length)) : std::string();
+        // A return address points after the call: the access is one byte earlier.
+        const auto offset = reinterpret_cast<std::uintptr_t>(pc) - reinterpret_cast<std::uintptr_t>(info.dli_fbase) - 1;
+        char command[4400];
+        std::snprintf(command, sizeof command, "addr2line -e '%s' 0x%lx 2>/dev/null", file.c_str(),
+                      static_cast<unsigned long>(offset));
+        if (FILE* pipe = popen(command, "r")) {
+            char line[4096] = {};
+            if (std::fgets(line, sizeof line, pipe)) {
+                std::string answer(line);
+                while (!answer.empty() && (answer.back() == '\n' || answer.back() == ' ')) answer.pop_back();
+                if (const auto paren = answer.find(" ("); paren != std::string::npos) answer.resize(paren);
+                const auto colon = answer.rfind(':');
+                if (colon != std::string::npos && answer.compare(0, 2, "??") != 0 && answer.substr(colon) != ":0" &&
+                    answer.substr(colon) != ":?") {
+                    text = where(answer.substr(0, colon).c_str(), std::atoi(answer.c_str() + colon + 1));
+                }
+            }
+            pclose(pipe);
+        }
+    }
+    cache.emplace_back(pc, text);
+    return text;
+}
+
+std::string at_line(const void* pc)
+{
+    const std::string line = source_line_of(pc);
+    return line.empty() ? std::string() : " at " + line;
+}
 
 /// Thrown inside a CUDA thread to end the block with a report.
 struct ThreadFailure {};
@@ -381,7 +492,9 @@ public:
     explicit BlockRun(StackPool& stacks) : stacks_(stacks) {}
 
     /// Runs one block to the end; false (and `failure_`) when it failed.
-    bool run(const LaunchState& launch, uint3 block_idx, Schedule schedule, std::uint64_t seed);
+    /// @p check: watch every shared-memory access of this block (races, reads of unwritten or
+    /// out-of-bounds shared memory); the rest of the checks apply to every block.
+    bool run(const LaunchState& launch, uint3 block_idx, Schedule schedule, std::uint64_t seed, bool check);
     const KernelFailure& failure() const { return failure_; }
 
     // Called from the running CUDA thread.
@@ -402,6 +515,14 @@ public:
 
     bool describe(char* buffer, std::size_t size, const void* fault_address) const;
     SharedArena& arena() { return arena_; }
+
+    /// An instrumented access of @p bytes at arena offset @p offset by the running thread, from the
+    /// code at @p pc. Only called for a checked block.
+    void check_shared(std::size_t offset, std::size_t bytes, bool write, const void* pc);
+    /// Called by the crash handler on this worker: leaves the crashed CUDA thread for good and goes
+    /// back to run(), which ends the block with a report. Returns only when no block runs here.
+    void escape_crash(int signal_number, const void* fault_address);
+    [[noreturn]] void fail_current_thread(const std::string& report) { fail_in_thread(thread_name(me()) + " " + report); }
 
 private:
     static constexpr int kStartRunner = -1;
@@ -438,6 +559,18 @@ private:
     void check_red_zones(const ThreadState* at_barrier);
     void complete_copies(ThreadState& t, int before_group);
     void cleanup();
+    void on_exit(ThreadState& t);
+    int barrier_site(const char* file, int line);
+
+    // the shared-memory checker (see check_shared)
+    void start_checking();
+    void map_regions(std::size_t from, std::size_t to);
+    void join_clocks(int base, unsigned mask);
+    bool ordered(int earlier, std::uint32_t clock, int later) const;
+    std::uint32_t clock_of(int t) const { return clocks_[static_cast<std::size_t>(t) * 32 + static_cast<std::size_t>(t % 32)]; }
+    [[noreturn]] void report_race(std::size_t word, bool earlier_wrote, int earlier, const void* earlier_pc,
+                                  bool now_writes, const void* pc);
+    std::string crash_report(int signal_number, const void* fault_address) const;
 
     StackPool& stacks_;
     SharedArena arena_;
@@ -461,11 +594,30 @@ private:
     ctx::fiber main_;
     bool failed_ = false;
     KernelFailure failure_;
+
+    // barrier sites met in this block, and those that a thread waited at before it returned
+    std::vector<std::pair<const char*, int>> sites_;
+    std::uint64_t sites_left_ = 0;
+    std::vector<int> site_leaver_;
+
+    bool checking_ = false;
+    std::string unwritten_read_;   // the first read of unwritten shared memory in this epoch, described
+    std::uint32_t epoch_ = 0;         // barrier epochs of this worker, increasing over blocks
+    std::uint32_t block_epoch_ = 0;   // the first epoch of the current block
+    std::vector<std::uint32_t> clocks_;   // per thread: the warp clocks of its warp's 32 lanes it has seen
+    LazyArray<ShadowWord> shadow_{SharedArena::kBytes / 4};
+    LazyArray<std::uint16_t> region_of_word_{SharedArena::kBytes / 4};   // region index + 1; 0 red zone
+
+    // crash recovery (see escape_crash)
+    sigjmp_buf crash_jump_;
+    bool crash_armed_ = false;
+    int crash_signal_ = 0;
+    const void* crash_address_ = nullptr;
 };
 
 __thread BlockRun* tls_block = nullptr;
 
-bool BlockRun::run(const LaunchState& launch, uint3 block_idx, Schedule schedule, std::uint64_t seed)
+bool BlockRun::run(const LaunchState& launch, uint3 block_idx, Schedule schedule, std::uint64_t seed, bool check)
 {
     launch_ = &launch;
     block_idx_ = block_idx;
@@ -497,7 +649,12 @@ bool BlockRun::run(const LaunchState& launch, uint3 block_idx, Schedule schedule
         t.in_warp_op = false;
         if (!t.copies.empty()) t.copies.clear();
         t.groups_committed = 0;
+        t.barrier_sites = 0;
     }
+    sites_.clear();
+    unwritten_read_.clear();
+    site_leaver_.clear();
+    sites_left_ = 0;
     std::fill(warp_waiting_.begin(), warp_waiting_.end(), 0u);
     std::fill(warp_exited_.begin(), warp_exited_.end(), 0u);
     order_.resize(n_);
@@ -519,6 +676,18 @@ bool BlockRun::run(const LaunchState& launch, uint3 block_idx, Schedule schedule
     emu_tls_blockDim = uint3{b.x, b.y, b.z};
     emu_tls_gridDim = uint3{launch.grid.x, launch.grid.y, launch.grid.z};
     tls_block = this;
+    checking_ = check;
+    if (checking_) start_checking();
+
+    // A crash in a CUDA thread (see escape_crash) comes back here, on the worker's own stack.
+    if (sigsetjmp(crash_jump_, 1) != 0) {
+        crash_armed_ = false;
+        // The crashed fiber is abandoned (its stack is leaked, never reused) and so is the scheduler
+        // context it would have returned to: releasing either would try to resume it.
+        new ctx::fiber(std::move(main_));
+        fail(crash_report(crash_signal_, crash_address_));
+    }
+    crash_armed_ = !failed_;
 
     while (!failed_) {
         const int choice = pick();
@@ -534,8 +703,12 @@ bool BlockRun::run(const LaunchState& launch, uint3 block_idx, Schedule schedule
             diagnose_stall();
         }
     }
+    crash_armed_ = false;
+    if (!failed_ && !unwritten_read_.empty()) fail(unwritten_read_);
     if (!failed_) check_red_zones(nullptr);
     cleanup();
+    emu_tls_watch_span = 0;
+    checking_ = false;
     tls_block = nullptr;
     current_ = nullptr;
     return !failed_;
@@ -589,9 +762,7 @@ void BlockRun::runner_loop()
             fail(thread_name(t) + " threw an exception");
         }
         if (!t.copies.empty() && !failed_) complete_copies(t, INT_MAX);   // a returning thread's copies land
-        t.state = State::exited;
-        warp_exited_[static_cast<std::size_t>(t.linear / 32)] |= 1u << (t.linear % 32);
-        --live_;
+        on_exit(t);
         if (t.promoted) return;   // this fiber was t's own; the runner's job went on elsewhere
     }
 }
@@ -638,9 +809,35 @@ void BlockRun::cleanup()
 
 // ---- barriers ----------------------------------------------------------------------------------------
 
+void BlockRun::on_exit(ThreadState& t)
+{
+    t.state = State::exited;
+    warp_exited_[static_cast<std::size_t>(t.linear / 32)] |= 1u << (t.linear % 32);
+    --live_;
+    // Remember the barriers this thread waited at: if the others wait at one of them again, it
+    // skipped a __syncthreads() that they reach (see release_barrier).
+    for (std::uint64_t sites = t.barrier_sites & ~sites_left_; sites != 0; sites &= sites - 1) {
+        site_leaver_[static_cast<std::size_t>(__builtin_ctzll(sites))] = t.linear;
+    }
+    sites_left_ |= t.barrier_sites;
+}
+
+int BlockRun::barrier_site(const char* file, int line)
+{
+    for (std::size_t i = 0; i < sites_.size(); ++i) {
+        if (sites_[i].second == line && (sites_[i].first == file || std::strcmp(sites_[i].first, file) == 0)) {
+            return static_cast<int>(i);
+        }
+    }
+    sites_.emplace_back(file, line);
+    site_leaver_.push_back(-1);
+    return static_cast<int>(sites_.size() - 1);
+}
+
 int BlockRun::barrier(BarrierKind kind, int predicate, const char* what, const char* file, int line)
 {
     ThreadState& t = me();
+    if (const int site = barrier_site(file, line); site < 64) t.barrier_sites |= 1ull << site;
     t.at_barrier = true;
     t.barrier_kind = kind;
     t.predicate = predicate;
@@ -662,7 +859,7 @@ void BlockRun::release_barrier()
             first = &t;
         } else if (t.line != first->line || std::strcmp(t.file, first->file) != 0 ||
                    t.barrier_kind != first->barrier_kind) {
-            fail("divergent barrier: " + thread_name(*first) + " waits at " + waiting_at(*first) + ", while " +
+            fail("barrier divergence (divergent barrier): " + thread_name(*first) + " waits at " + waiting_at(*first) + ", while " +
                      thread_name(t) + " waits at " + waiting_at(t) +
                      ". Every thread of a block must reach the same __syncthreads(); one inside an `if` that "
                      "not every thread takes hangs or corrupts results on a GPU. Move the barrier out of the "
@@ -672,6 +869,20 @@ void BlockRun::release_barrier()
         }
         count += t.predicate;
     }
+    // A thread that waited here before and has returned since skipped this barrier at least once while
+    // the others reach it again: a __syncthreads() inside a loop or branch that is not uniform across
+    // the block (`if (tid < s) { ...; __syncthreads(); }`). Undefined on a GPU even when it happens to work.
+    if (const int site = barrier_site(first->file, first->line); site < 64 && ((sites_left_ >> site) & 1u)) {
+        const ThreadState& leaver = threads_[static_cast<std::size_t>(site_leaver_[static_cast<std::size_t>(site)])];
+        fail("barrier divergence: " + thread_name(leaver) + " waited at " + waiting_at(*first) +
+                 " and returned from the kernel, while " + thread_name(*first) +
+                 " waits there again. Every thread of a block must reach a __syncthreads() the same number of "
+                 "times: a barrier inside `if (tid < s)` or in a loop whose trip count differs between threads "
+                 "is undefined on a GPU (it hangs or lets threads past each other). Keep the barrier where "
+                 "every thread reaches it, and put only the work under the condition.",
+             true);
+        return;
+    }
     int result = 0;
     switch (first->barrier_kind) {
         case BarrierKind::plain: break;
@@ -680,7 +891,9 @@ void BlockRun::release_barrier()
         case BarrierKind::any: result = count > 0; break;
     }
     check_red_zones(first);
+    if (!unwritten_read_.empty()) fail(unwritten_read_);
     if (failed_) return;
+    if (checking_) ++epoch_;   // everything before the barrier is ordered before everything after it
     for (ThreadState& t : threads_) {
         if (!t.at_barrier) continue;
         t.at_barrier = false;
@@ -744,6 +957,16 @@ std::uint64_t BlockRun::warp_op(WarpOp op, unsigned mask, std::uint64_t value, i
                 complete = false;
                 break;
             }
+            // Lanes of a shuffle or vote must be converged at one call, not meet from two branches (only
+            // __syncwarp may be called from different places on Volta and later).
+            if (op != WarpOp::sync && (other.line != line || std::strcmp(other.file, file) != 0)) {
+                fail_in_thread("divergent warp operation: " + thread_name(t) + " calls " + what + " with mask " +
+                               hex(mask) + " at " + where(file, line) + ", while " + thread_name(other) +
+                               ", named in the mask, is not converged with it: it calls " + other.what + " at " +
+                               where(other.file, other.line) + ". The lanes named in the mask must be active at "
+                               "the same call: move the operation out of the divergent branch, or use a mask of "
+                               "the lanes that take the branch (__ballot_sync / __activemask()).");
+            }
         }
     }
     if (complete) {
@@ -759,6 +982,7 @@ void BlockRun::complete_group(int base, unsigned mask)
 {
     const ThreadState& caller = me();
     warp_waiting_[static_cast<std::size_t>(base / 32)] &= ~mask;
+    if (checking_) join_clocks(base, mask);
     const WarpOp op = caller.op;
     std::uint64_t ballot = 0, sum = 0, all_and = ~std::uint64_t(0), all_or = 0, all_xor = 0;
     std::uint64_t min_u = ~std::uint64_t(0), max_u = 0;
@@ -927,6 +1151,7 @@ void BlockRun::allocate_shared(SharedSlot& slot, std::size_t bytes, std::size_t 
     }
     slot.offset = static_cast<std::uint32_t>(offset);
     slot.generation = emu_tls_shared_generation;
+    if (checking_) map_regions(0, arena_.end());
 }
 
 void* BlockRun::dynamic_shared(std::size_t align)
@@ -979,6 +1204,7 @@ void BlockRun::complete_copies(ThreadState& t, int before_group)
     for (std::size_t i = 0; i < t.copies.size(); ++i) {
         const AsyncCopy& c = t.copies[i];
         if (c.group < before_group) {
+            if (checking_) check_shared(c.dst, static_cast<std::size_t>(c.copy_bytes), true, nullptr);
             unsigned char* dst = arena_.base() + c.dst;
             if (c.src_bytes > 0) std::memcpy(dst, c.src, static_cast<std::size_t>(c.src_bytes));
             std::memset(dst + c.src_bytes, 0, static_cast<std::size_t>(c.copy_bytes - c.src_bytes));
@@ -1003,6 +1229,169 @@ bool BlockRun::describe(char* buffer, std::size_t size, const void* fault_addres
                   launch_->site.name, where(launch_->site.file, launch_->site.line).c_str(), block_idx_.x,
                   block_idx_.y, block_idx_.z, current_->idx.x, current_->idx.y, current_->idx.z, fault_address, cause);
     return true;
+}
+
+// ---- the shared-memory checker -----------------------------------------------------------------------
+//
+// In a checked block every load and store of the kernel's code that lands in the shared arena comes here
+// (the kernel files are compiled with the thread sanitizer's instrumentation: emu/src/checks.cpp).
+// Each 4-byte word remembers its last write and its last read: thread, barrier epoch (incremented when a
+// __syncthreads() opens) and the thread's warp clock. Two accesses of one word by different threads in
+// the same epoch, one of them a write, are a race unless the threads are lanes of one warp and a warp
+// operation that both took part in (__syncwarp, a shuffle, a vote) lies between them: each lane keeps a
+// vector clock over its warp's lanes, joined at every completed warp operation. Races between two
+// writes are not reported (threads storing the same flag value is common and harmless); atomics are
+// not seen (the emulator's atomics are not instrumented), so they never race.
+
+void BlockRun::start_checking()
+{
+    ++epoch_;
+    block_epoch_ = epoch_;
+    clocks_.assign(static_cast<std::size_t>(n_) * 32, 0u);
+    for (int i = 0; i < n_; ++i) clocks_[static_cast<std::size_t>(i) * 32 + static_cast<std::size_t>(i % 32)] = 1;
+    map_regions(0, arena_.end());
+    emu_tls_watch_lo = reinterpret_cast<std::uintptr_t>(arena_.base());
+    emu_tls_watch_span = SharedArena::kBytes;
+}
+
+void BlockRun::map_regions(std::size_t from, std::size_t to)
+{
+    for (std::size_t w = from / 4; w < (to + 3) / 4; ++w) region_of_word_[w] = 0;
+    const auto& regions = arena_.regions();
+    for (std::size_t i = 0; i < regions.size(); ++i) {
+        const auto& r = regions[i];
+        if (r.offset + r.bytes <= from || r.offset >= to) continue;
+        for (std::size_t w = r.offset / 4; w < (r.offset + r.bytes + 3) / 4; ++w) {
+            region_of_word_[w] = static_cast<std::uint16_t>(i + 1);
+        }
+    }
+}
+
+void BlockRun::join_clocks(int base, unsigned mask)
+{
+    std::uint32_t joined[32] = {};
+    for (unsigned m = mask; m != 0; m &= m - 1) {
+        const std::uint32_t* row = &clocks_[static_cast<std::size_t>(base + __builtin_ctz(m)) * 32];
+        for (int k = 0; k < 32; ++k) joined[k] = std::max(joined[k], row[k]);
+    }
+    for (unsigned m = mask; m != 0; m &= m - 1) {
+        const int lane = __builtin_ctz(m);
+        std::uint32_t* row = &clocks_[static_cast<std::size_t>(base + lane) * 32];
+        std::memcpy(row, joined, sizeof joined);
+        row[lane] = joined[lane] + 1;   // what the lane does from now on comes after the operation
+    }
+}
+
+bool BlockRun::ordered(int earlier, std::uint32_t clock, int later) const
+{
+    return earlier / 32 == later / 32 &&
+           clocks_[static_cast<std::size_t>(later) * 32 + static_cast<std::size_t>(earlier % 32)] >= clock;
+}
+
+void BlockRun::check_shared(std::size_t offset, std::size_t bytes, bool write, const void* pc)
+{
+    if (!current_ || failed_ || bytes == 0) return;
+    const int me = current_->linear;
+    if (offset + bytes > arena_.end()) offset = std::min(offset, arena_.end());
+    const std::size_t first = offset / 4, last = (offset + bytes - 1) / 4;
+    if (!write) {
+        // A read outside every array (its red zone) or across an array's end. Writes there are reported
+        // at the next barrier, as without the checker.
+        const std::uint16_t region = offset + bytes <= arena_.end() ? region_of_word_[first] : 0;
+        const auto* r = region ? &arena_.regions()[region - 1u] : nullptr;
+        if (!r || offset < r->offset || offset + bytes > r->offset + r->bytes) {
+            fail_in_thread(thread_name(*current_) + " made a read out of bounds of shared memory" + at_line(pc) + ": " +
+                           std::to_string(bytes) + " bytes at " + arena_.locate(offset, bytes) +
+                           ". An index past the end of a shared array: check the bounds, the array size and that "
+                           "the launch asks for enough dynamic shared memory.");
+        }
+    }
+    for (std::size_t w = first; w <= last; ++w) {
+        ShadowWord& word = shadow_[w];
+        if (write) {
+            if (word.read_epoch == epoch_ && word.reader != me && !ordered(word.reader, word.read_clock, me)) {
+                report_race(w, false, word.reader, word.read_pc, true, pc);
+            }
+            word.write_epoch = epoch_;
+            word.writer = static_cast<std::uint16_t>(me);
+            word.write_clock = clock_of(me);
+            word.write_pc = pc;
+            continue;
+        }
+        if (word.write_epoch < block_epoch_) {
+            // Never written by an instrumented store: unwritten if it still holds the fill bytes (code the
+            // checker does not see, such as a memset, may have written it).
+            const std::size_t lo = std::max(offset, w * 4), hi = std::min(offset + bytes, w * 4 + 4);
+            bool fill = true;
+            for (std::size_t b = lo; b < hi; ++b) fill = fill && arena_.base()[b] == arena_.fill();
+            if (fill && unwritten_read_.empty()) {
+                // Reported when the epoch ends, unless another thread writes the word before that: then
+                // the read came too early, a race (reported as such, the clearer diagnosis).
+                unwritten_read_ = thread_name(*current_) + " read shared memory that no thread wrote" + at_line(pc) +
+                                  ": " + arena_.locate(lo, hi - lo) +
+                                  " still holds the emulator's fill bytes (garbage on a GPU). A missing load into "
+                                  "shared memory (a tail or padding element no thread stores), or an index that "
+                                  "reaches a part of the array no thread fills.";
+            }
+        } else if (word.write_epoch == epoch_ && word.writer != me && !ordered(word.writer, word.write_clock, me)) {
+            report_race(w, true, word.writer, word.write_pc, false, pc);
+        }
+        word.read_epoch = epoch_;
+        word.reader = static_cast<std::uint16_t>(me);
+        word.read_clock = clock_of(me);
+        word.read_pc = pc;
+    }
+}
+
+void BlockRun::report_race(std::size_t word, bool earlier_wrote, int earlier, const void* earlier_pc, bool now_writes,
+                           const void* pc)
+{
+    const ThreadState& other = threads_[static_cast<std::size_t>(earlier)];
+    const ThreadState& t = *current_;
+    const bool same_warp = other.linear / 32 == t.linear / 32;
+    fail_in_thread(
+        "shared memory race on " + arena_.locate(word * 4, 4) + ": " + thread_name(other) +
+        (earlier_wrote ? " wrote it" : " read it") + at_line(earlier_pc) + " and " + thread_name(t) +
+        (now_writes ? " wrote it" : " read it") + at_line(pc) + " with no __syncthreads() between them" +
+        (same_warp ? " (nor a __syncwarp() or warp operation: they are lanes of one warp)" : "") +
+        ". The result depends on the order in which the threads run: put a __syncthreads() between writing "
+        "shared memory and reading it, and between the last read of a tile and the next write over it (e.g. at "
+        "the end of each iteration of a tile loop).");
+}
+
+// ---- crashes ------------------------------------------------------------------------------------------
+
+void BlockRun::escape_crash(int signal_number, const void* fault_address)
+{
+    if (!crash_armed_) return;
+    crash_armed_ = false;
+    crash_signal_ = signal_number;
+    crash_address_ = fault_address;
+    siglongjmp(crash_jump_, 1);
+}
+
+std::string BlockRun::crash_report(int signal_number, const void* fault_address) const
+{
+    std::string cause;
+    if (signal_number == SIGFPE) {
+        cause = "an integer division or remainder by zero (a GPU returns garbage instead; either way the divisor "
+                "must not be 0)";
+    } else if (signal_number == SIGABRT) {
+        cause = "an abort: a failed assert() in the kernel, or an error inside the emulator";
+    } else if (signal_number == SIGILL || signal_number == SIGTRAP) {
+        cause = "an illegal instruction (__builtin_trap(), or code the compiler proved unreachable was reached)";
+    } else if (stacks_.in_guard(fault_address)) {
+        cause = "a stack overflow: this thread's local variables need more than 128 KiB (a large local array?) "
+                "or a recursion does not end";
+    } else {
+        char where_text[64];
+        std::snprintf(where_text, sizeof where_text, "%p", fault_address);
+        cause = std::string("an access to memory at ") + where_text +
+                " that no array owns: an index far outside its array, a host pointer used in the kernel, or a "
+                "misaligned vector access";
+    }
+    const std::string who = current_ ? thread_name(*current_) : std::string("a thread");
+    return "crash in " + who + ": " + cause + ".";
 }
 
 // ---- the worker's state ------------------------------------------------------------------------------
@@ -1048,13 +1437,35 @@ uint3 block_coordinates(std::uint64_t index, dim3 grid)
                  static_cast<unsigned>(index / (static_cast<std::uint64_t>(grid.x) * grid.y))};
 }
 
+/// Whether the shared-memory checker watches block @p index of @p total (WORKBOOK_EMU_CHECK): by
+/// default ("sample") the first two and the last block of every launch, which keeps its cost small
+/// (a race or a bad index shows in any block that runs the code: the edge blocks carry the tails);
+/// "all" checks every block, "off" none.
+std::atomic<int> check_override{-1};
+
+bool checks_block(std::uint64_t index, std::uint64_t total)
+{
+    static const int configured = [] {
+        const char* env = std::getenv("WORKBOOK_EMU_CHECK");
+        if (!env || !*env || std::strcmp(env, "sample") == 0) return 1;
+        if (std::strcmp(env, "all") == 0) return 2;
+        if (std::strcmp(env, "off") == 0) return 0;
+        std::fprintf(stderr, "WORKBOOK_EMU_CHECK=%s is not one of sample, all, off: using sample\n", env);
+        return 1;
+    }();
+    const int mode = check_override.load() >= 0 ? check_override.load() : configured;
+    return mode == 2 || (mode == 1 && (index < 2 || index + 1 == total));
+}
+
 /// Runs block @p index of @p launch on the calling thread; false when it failed.
 bool run_block(const LaunchState& launch, std::uint64_t index)
 {
     const Schedule schedule = schedule_for(launch.index, index);
     const std::uint64_t seed = (launch.index * 0x9E3779B97F4A7C15ull) ^ (index * 0xBF58476D1CE4E5B9ull);
+    const dim3 g = launch.grid;
+    const bool check = checks_block(index, static_cast<std::uint64_t>(g.x) * g.y * g.z);
     BlockRun& block = worker().block;
-    const bool ok = block.run(launch, block_coordinates(index, launch.grid), schedule, seed);
+    const bool ok = block.run(launch, block_coordinates(index, launch.grid), schedule, seed, check);
     // For the ledger (emu/ledger.hpp): the static shared memory a block of this launch placed.
     const std::size_t placed = block.arena().static_bytes();
     std::size_t seen = launch.static_shared_seen.load(std::memory_order_relaxed);
@@ -1171,6 +1582,25 @@ std::optional<KernelFailure> run_grid(const LaunchState& launch) { return BlockP
 bool describe_running_thread(char* buffer, std::size_t size, const void* fault_address)
 {
     return tls_block && tls_block->describe(buffer, size, fault_address);
+}
+
+void escape_crash(int signal_number, const void* fault_address)
+{
+    if (tls_block) tls_block->escape_crash(signal_number, fault_address);
+}
+
+void check_shared_access(std::uintptr_t address, std::size_t bytes, bool write, const void* pc)
+{
+    if (tls_block) tls_block->check_shared(address - emu_tls_watch_lo, bytes, write, pc);
+}
+
+std::string source_line(const void* pc) { return source_line_of(pc); }
+
+void set_check_override(int mode) { check_override = mode; }
+
+void fail_running_thread(const std::string& report)
+{
+    if (tls_block) tls_block->fail_current_thread(report);
 }
 
 // ---- entry points for device code --------------------------------------------------------------------

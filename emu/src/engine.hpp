@@ -40,6 +40,10 @@ std::optional<KernelFailure> run_grid(const LaunchState& launch);
 /// WORKBOOK_EMU_SCHEDULE). 0 forward, 1 reverse, 2 random.
 void set_schedule_override(int schedule);
 
+/// For tests: which blocks the shared-memory checker watches from now on (-1: WORKBOOK_EMU_CHECK again).
+/// 0 none, 1 the first two and the last of each launch, 2 all.
+void set_check_override(int mode);
+
 /// Largest dynamic shared memory any kernel was allowed (cudaFuncSetAttribute), for launch checks.
 std::size_t max_dynamic_shared_allowed();
 
@@ -73,5 +77,19 @@ void prepare_worker_thread();
 
 /// Called by the crash handler: a description of the CUDA thread running on this worker, if any.
 bool describe_running_thread(char* buffer, std::size_t size, const void* fault_address);
+/// Called by the crash handler: when a CUDA thread runs on this worker, ends its block with a report of
+/// the crash and does not return; otherwise returns.
+void escape_crash(int signal_number, const void* fault_address);
+
+/// The checks compiled into kernel code (emu/src/checks.cpp) report here. An access of @p bytes at
+/// @p address in the checked block's shared arena, from the code at @p pc.
+void check_shared_access(std::uintptr_t address, std::size_t bytes, bool write, const void* pc);
+/// Ends the running CUDA thread's block with "<thread> <report>" (no return when a kernel runs).
+void fail_running_thread(const std::string& report);
+/// A read of @p bytes at @p address whose bytes look like a guard's: reported when it is past the end
+/// of a device allocation (see emu::declare_buffer_extent).
+void check_guard_read(const void* address, std::size_t bytes, const void* pc);
+/// "file:line" of a code address of this program, or "" (see block.cpp).
+std::string source_line(const void* pc);
 
 }  // namespace emu::detail

@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -60,6 +61,7 @@ struct Allocation {
     std::size_t bytes = 0;          // what was asked for
     std::size_t padded = 0;         // bytes rounded up to 256 (the end of the user part)
     MemoryKind kind = MemoryKind::device;
+    std::size_t extent = SIZE_MAX;  // the bytes the caller will use (emu::declare_buffer_extent), if less
 };
 
 double now_ms()
@@ -254,6 +256,33 @@ public:
         *start = it->first;
         return &it->second;
     }
+    /// Records that only the first @p bytes of the allocation at @p p hold data (the rest is a guard).
+    bool declare_extent(const void* p, std::size_t bytes)
+    {
+        std::lock_guard<std::mutex> lock(memory_mutex_);
+        auto it = allocations_.find(reinterpret_cast<std::uintptr_t>(p));
+        if (it == allocations_.end() || bytes > it->second.bytes) return false;
+        it->second.extent = bytes;
+        return true;
+    }
+    /// When [p, p + bytes) starts past the data of an allocation (its declared extent, its size, or in
+    /// its fences): a description of where, else "".
+    std::string past_the_end(const void* p, std::size_t bytes)
+    {
+        std::lock_guard<std::mutex> lock(memory_mutex_);
+        const auto address = reinterpret_cast<std::uintptr_t>(p);
+        auto it = allocations_.upper_bound(address + kFrontGuard);   // past the one whose front fence holds p
+        if (it == allocations_.begin()) return "";
+        --it;
+        const Allocation& a = it->second;
+        const std::uintptr_t start = it->first;
+        const std::size_t data = std::min(a.bytes, a.extent);
+        const std::string array = "an array of " + std::to_string(data) + " bytes";
+        if (address < start) return std::to_string(start - address) + " bytes before the start of " + array;
+        if (address < start + data || address + bytes > start + a.padded + kBackGuard) return "";
+        return "byte " + std::to_string(address - start) + " of " + array + " (" +
+               std::to_string(address - start - data) + " bytes past its end)";
+    }
     bool is_device(const void* p, std::size_t bytes)
     {
         std::uintptr_t start = 0;
@@ -299,14 +328,48 @@ private:
 public:
     static void on_crash(int signal_number, siginfo_t* info, void*)
     {
+        // In a CUDA thread: end its block with a report instead of the process (does not return then).
+        escape_crash(signal_number, info->si_addr);
         char text[1024];
         if (describe_running_thread(text, sizeof text, info->si_addr)) {
             fflush(stdout);
             ssize_t ignored = write(STDOUT_FILENO, text, std::strlen(text));
             (void)ignored;
         }
+        // Not in a kernel: whoever handled the signal before (the test framework) has its say.
+        const struct sigaction& previous = previous_handlers()[signal_number];
+        if ((previous.sa_flags & SA_SIGINFO) && previous.sa_sigaction) {
+            previous.sa_sigaction(signal_number, info, nullptr);
+        } else if (!(previous.sa_flags & SA_SIGINFO) && previous.sa_handler != SIG_DFL && previous.sa_handler != SIG_IGN) {
+            previous.sa_handler(signal_number);
+        }
         ::signal(signal_number, SIG_DFL);
         ::raise(signal_number);
+    }
+
+    static struct sigaction* previous_handlers()
+    {
+        static struct sigaction saved[NSIG] = {};
+        return saved;
+    }
+
+    /// Makes on_crash the handler of the crash signals. Called at every launch: a test framework may
+    /// have put its own handler back in the meantime (Catch2 does around each test case).
+    static void install_crash_handler()
+    {
+        static std::mutex mutex;
+        std::lock_guard<std::mutex> lock(mutex);
+        for (int signal_number : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGABRT}) {
+            struct sigaction current{};
+            sigaction(signal_number, nullptr, &current);
+            if ((current.sa_flags & SA_SIGINFO) && current.sa_sigaction == &Device::on_crash) continue;
+            previous_handlers()[signal_number] = current;
+            struct sigaction action{};
+            action.sa_sigaction = &Device::on_crash;
+            action.sa_flags = SA_SIGINFO | SA_ONSTACK;
+            sigemptyset(&action.sa_mask);
+            sigaction(signal_number, &action, nullptr);
+        }
     }
 
 private:
@@ -381,15 +444,18 @@ void prepare_worker_thread()
     ss.ss_sp = alternate;
     ss.ss_size = sizeof alternate;
     sigaltstack(&ss, nullptr);
-    static std::once_flag installed;
-    std::call_once(installed, [] {
-        struct sigaction action{};
-        action.sa_sigaction = &Device::on_crash;
-        action.sa_flags = SA_SIGINFO | SA_ONSTACK;
-        sigemptyset(&action.sa_mask);
-        sigaction(SIGSEGV, &action, nullptr);
-        sigaction(SIGBUS, &action, nullptr);
-    });
+    Device::install_crash_handler();
+}
+
+void check_guard_read(const void* address, std::size_t bytes, const void* pc)
+{
+    const std::string where_text = Device::get().past_the_end(address, bytes);
+    if (where_text.empty()) return;
+    const std::string line = source_line(pc);
+    fail_running_thread("made a read past the end of an input array" + (line.empty() ? std::string() : " at " + line) +
+                        ": " + std::to_string(bytes) + " bytes at " + where_text +
+                        ". A missing bounds test (if (i < n)) on a load, a loop that runs one step too far, or a "
+                        "vector load over the last partial vector. A GPU returns whatever lies there (or crashes).");
 }
 
 std::size_t max_dynamic_shared_allowed()
@@ -435,6 +501,7 @@ void submit_launch(const KernelSite& site, const LaunchConfig& config, std::uniq
         note(code);
         return;
     }
+    Device::install_crash_handler();
     auto launch = std::make_shared<LaunchState>();
     launch->site = site;
     launch->grid = g;
@@ -531,6 +598,9 @@ cudaError_t memcpy_symbol_async(void* symbol, std::size_t symbol_bytes, const vo
 }  // namespace emu::detail
 
 namespace emu {
+void declare_buffer_extent(const void* ptr, std::size_t bytes) { detail::Device::get().declare_extent(ptr, bytes); }
+void force_schedule(int schedule) { detail::set_schedule_override(schedule); }
+
 std::string last_fault_report(cudaError_t code)
 {
     bool deadlock = false;

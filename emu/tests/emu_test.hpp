@@ -36,6 +36,12 @@ struct ScheduleScope {
     ~ScheduleScope() { emu::detail::set_schedule_override(-1); }
 };
 
+/// Sets which blocks the shared-memory checker watches while alive (0 none, 1 sample, 2 all).
+struct CheckScope {
+    explicit CheckScope(int mode) { emu::detail::set_check_override(mode); }
+    ~CheckScope() { emu::detail::set_check_override(-1); }
+};
+
 inline bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 /// A device array that frees itself.

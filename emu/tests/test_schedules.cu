@@ -54,6 +54,9 @@ __global__ void block_sum(const float* in, float* out, int variant)
 bool sums_right(int variant, int schedule)
 {
     emu_test::ScheduleScope scope(schedule);
+    // The racy variants would be stopped by the shared-memory checker (see test_checks): these tests
+    // are about the schedules alone. The right ones run checked, to show it finds nothing there.
+    emu_test::CheckScope checks(variant == kCorrect || variant == kPrimitives ? 2 : 0);
     constexpr int kBlocks = 6;
     std::vector<float> in(kBlocks * kBlock);
     for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<float>(i % 7) + 1.0f;
@@ -101,6 +104,7 @@ TEST_CASE("without a forced schedule, one launch of several blocks sees every sc
     // The default rotation gives consecutive blocks different schedules, so one launch of three or
     // more blocks is enough to catch the missing barrier of kNoBarrierInLoop.
     constexpr int kBlocks = 6;
+    emu_test::CheckScope unchecked(0);
     std::vector<float> in(kBlocks * kBlock, 1.0f);
     DeviceArray<float> din(in), dout(kBlocks);
     block_sum<<<kBlocks, kBlock>>>(din.data, dout.data, kNoBarrierInLoop);

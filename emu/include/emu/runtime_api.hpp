@@ -413,4 +413,11 @@ namespace emu {
 std::string last_fault_report(cudaError_t code);
 /// True when the last explained failure is a deadlock (a GPU would hang).
 bool last_fault_is_deadlock();
+/// Says that only the first @p bytes of the device allocation at @p ptr hold data and the rest is a
+/// guard (the harness's DeviceBuffer): a kernel reading from the rest is stopped with "read past the
+/// end of an input array". Writes there are reported after the launch, as for any allocation.
+void declare_buffer_extent(const void* ptr, std::size_t bytes);
+/// Runs every block in one order from now on: 0 forward, 1 reverse, 2 random; -1 goes back to the
+/// rotation (or to WORKBOOK_EMU_SCHEDULE). For the graders, to tell whether a wrong result is a race.
+void force_schedule(int schedule);
 }  // namespace emu

@@ -1,0 +1,98 @@
+// The checks compiled into kernel code. The emulated .cu files are built with -fsanitize=thread (see
+// cmake/WorkbookBackend.cmake): the compiler then calls __tsan_readN(address) before every load and
+// __tsan_writeN(address) before every store of that code, and turns atomic operations into calls of
+// __tsan_atomicN_*. No sanitizer runtime is linked: these functions are the whole of it, the atomics
+// done here for real (and never reported: atomics do not race).
+// They cost a call and a comparison per access; the work happens only for
+//   - accesses to the shared arena of a block the checker watches (races, unwritten or out-of-bounds
+//     reads: BlockRun::check_shared), and
+//   - reads whose bytes look like the guard after a device buffer (a byte repeated, 0x7F or one of the
+//     harness's guard bytes 0xA0 to 0xDF): then the allocation is looked up (check_guard_read).
+// This file itself is compiled without instrumentation.
+#include "engine.hpp"
+
+#include <cstdint>
+#include <cstring>
+
+extern __thread std::uintptr_t emu_tls_watch_lo;
+extern __thread std::uintptr_t emu_tls_watch_span;
+
+namespace {
+
+/// True when @p bytes bytes at @p p are one byte repeated that a guard or fence is filled with.
+inline bool looks_like_guard(const void* p, std::size_t bytes)
+{
+    const auto* b = static_cast<const unsigned char*>(p);
+    const unsigned char first = b[0];
+    if (first != emu::detail::kUndefinedByte && (first < 0xA0 || first > 0xDF)) return false;
+    for (std::size_t i = 1; i < bytes; ++i) {
+        if (b[i] != first) return false;
+    }
+    return true;
+}
+
+inline void on_access(const void* p, std::size_t bytes, bool write, const void* pc)
+{
+    const auto address = reinterpret_cast<std::uintptr_t>(p);
+    if (address - emu_tls_watch_lo < emu_tls_watch_span) {
+        emu::detail::check_shared_access(address, bytes, write, pc);
+    } else if (!write && bytes >= 2 && looks_like_guard(p, bytes)) {
+        emu::detail::check_guard_read(p, bytes, pc);
+    }
+}
+
+}  // namespace
+
+#define EMU_CHECK_SIZE(n)                                                                                  \
+    extern "C" void __tsan_read##n(void* p) { on_access(p, n, false, __builtin_return_address(0)); }           \
+    extern "C" void __tsan_write##n(void* p) { on_access(p, n, true, __builtin_return_address(0)); }           \
+    extern "C" void __tsan_unaligned_read##n(void* p) { on_access(p, n, false, __builtin_return_address(0)); } \
+    extern "C" void __tsan_unaligned_write##n(void* p) { on_access(p, n, true, __builtin_return_address(0)); } \
+    extern "C" void __tsan_volatile_read##n(void* p) { on_access(p, n, false, __builtin_return_address(0)); }  \
+    extern "C" void __tsan_volatile_write##n(void* p) { on_access(p, n, true, __builtin_return_address(0)); }
+EMU_CHECK_SIZE(1)
+EMU_CHECK_SIZE(2)
+EMU_CHECK_SIZE(4)
+EMU_CHECK_SIZE(8)
+EMU_CHECK_SIZE(16)
+#undef EMU_CHECK_SIZE
+
+extern "C" void __tsan_read_range(void* p, unsigned long n) { on_access(p, n, false, __builtin_return_address(0)); }
+extern "C" void __tsan_write_range(void* p, unsigned long n) { on_access(p, n, true, __builtin_return_address(0)); }
+extern "C" void __tsan_init() {}
+extern "C" void __tsan_func_entry(void*) {}
+extern "C" void __tsan_func_exit() {}
+extern "C" void __tsan_vptr_update(void**, void*) {}
+extern "C" void __tsan_vptr_read(void**) {}
+
+// Atomics, sequentially consistent whatever order was asked for (the order arguments are ignored).
+#define EMU_ATOMICS(bits, T)                                                                                   \
+    extern "C" T __tsan_atomic##bits##_load(const volatile T* a, int) { return __atomic_load_n(a, __ATOMIC_SEQ_CST); } \
+    extern "C" void __tsan_atomic##bits##_store(volatile T* a, T v, int) { __atomic_store_n(a, v, __ATOMIC_SEQ_CST); } \
+    extern "C" T __tsan_atomic##bits##_exchange(volatile T* a, T v, int) { return __atomic_exchange_n(a, v, __ATOMIC_SEQ_CST); } \
+    extern "C" T __tsan_atomic##bits##_fetch_add(volatile T* a, T v, int) { return __atomic_fetch_add(a, v, __ATOMIC_SEQ_CST); } \
+    extern "C" T __tsan_atomic##bits##_fetch_sub(volatile T* a, T v, int) { return __atomic_fetch_sub(a, v, __ATOMIC_SEQ_CST); } \
+    extern "C" T __tsan_atomic##bits##_fetch_and(volatile T* a, T v, int) { return __atomic_fetch_and(a, v, __ATOMIC_SEQ_CST); } \
+    extern "C" T __tsan_atomic##bits##_fetch_or(volatile T* a, T v, int) { return __atomic_fetch_or(a, v, __ATOMIC_SEQ_CST); } \
+    extern "C" T __tsan_atomic##bits##_fetch_xor(volatile T* a, T v, int) { return __atomic_fetch_xor(a, v, __ATOMIC_SEQ_CST); } \
+    extern "C" T __tsan_atomic##bits##_fetch_nand(volatile T* a, T v, int) { return __atomic_fetch_nand(a, v, __ATOMIC_SEQ_CST); } \
+    extern "C" int __tsan_atomic##bits##_compare_exchange_strong(volatile T* a, T* c, T v, int, int)          \
+    {                                                                                                        \
+        return __atomic_compare_exchange_n(a, c, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);              \
+    }                                                                                                        \
+    extern "C" int __tsan_atomic##bits##_compare_exchange_weak(volatile T* a, T* c, T v, int, int)            \
+    {                                                                                                        \
+        return __atomic_compare_exchange_n(a, c, v, true, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);               \
+    }                                                                                                        \
+    extern "C" T __tsan_atomic##bits##_compare_exchange_val(volatile T* a, T c, T v, int, int)               \
+    {                                                                                                        \
+        __atomic_compare_exchange_n(a, &c, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);                    \
+        return c;                                                                                            \
+    }
+EMU_ATOMICS(8, std::uint8_t)
+EMU_ATOMICS(16, std::uint16_t)
+EMU_ATOMICS(32, std::uint32_t)
+EMU_ATOMICS(64, std::uint64_t)
+#undef EMU_ATOMICS
+extern "C" void __tsan_atomic_thread_fence(int) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+extern "C" void __tsan_atomic_signal_fence(int) { __atomic_signal_fence(__ATOMIC_SEQ_CST); }
