@@ -1,5 +1,5 @@
 // Catalog, chapter 2, stage 3: no barrier between loading the block's values and the first step.
-// expect: wrong "compute-sanitizer"
+// expect: wrong "a missing __syncthreads()"
 // emulated: crashed "shared memory race"
 //
 // The tree keeps its barriers, but the first step reads sdata[tid + 128], stored by warps 4 to 7,

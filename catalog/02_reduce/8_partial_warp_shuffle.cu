@@ -1,12 +1,14 @@
 // Catalog, chapter 2, stage 8: the second warp reduction called by the first eight lanes only.
-// expect: wrong "compute-sanitizer"
+// expect: passed
 // emulated: crashed "returned from the kernel without calling it"
 //
 // After the warp sums are in shared memory, only the lanes that hold one (lane < 8) enter the final
 // warp reduction, whose shuffles name all 32 lanes in their mask. The other lanes never call them: a
-// shuffle reading them is undefined, and synccheck (compute-sanitizer) reports the mask. On a GPU the
-// inactive lanes' registers usually still hold the 0 they were given, so lane 0 gets the right sum
-// and the output does not show it. The emulator waits for the lanes of the mask and finds them returned.
+// shuffle reading them is undefined. On a GPU the inactive lanes' registers usually still hold the 0
+// they were given, so lane 0 gets the right sum and the output does not show it; and compute-sanitizer
+// (memcheck, racecheck, synccheck of CUDA 13.0, on an H100) reports nothing either, so a GPU build
+// passes it: a known gap, kept here so that it is measured. The emulator waits for the lanes of the
+// mask and finds them returned.
 #include "02_reduce/stages.cuh"
 #include "common/primitives.cuh"
 

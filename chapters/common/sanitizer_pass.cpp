@@ -44,8 +44,8 @@ const char* likely_cause(const std::string& tool)
                "of its mask) reaches: a barrier inside an if, after an early return of some threads, or two "
                "different barriers for two halves of the block.";
     }
-    return "an access outside an array: a missing or wrong bounds test, a read one element past the end of "
-           "an input, or a vector access over the last partial vector. (In this run the arrays have no guard "
+    return "an access outside an array, usually at a boundary: a missing or wrong bounds test (the last "
+           "block), a read one element past the end of an input, or a vector access over the last partial vector. (In this run the arrays have no guard "
            "bytes after them, so a read past the end is caught.)";
 }
 
