@@ -8,7 +8,7 @@
 # An entry's file name starts with its stage number (2_no_tail.cu is a stage 2 entry), and its header has
 #   // expect: <status> "<phrase>"
 # status: wrong, not-implemented, too-slow, crashed or hung (what WORKBOOK-RESULT must say); phrase: words
-# the grader's message must contain (letters, digits, spaces and - , ' : ( ) . = % / only).
+# the grader's message must contain (letters, digits, spaces and - _ , ' : ( ) . = % / only).
 # The catalog also holds right kernels written in other styles (cooperative groups, other launch
 # geometries): their header says `// expect: passed`, with no phrase, and the grader must pass them.
 # An entry whose bug the CPU emulator sees differently, or cannot see, may add one line
@@ -80,12 +80,12 @@ function(workbook_add_catalog chapter_dir)
     if(expect_lines MATCHES "^// expect: passed *$")
       set(status passed)
       set(phrase "")
-    elseif(expect_lines MATCHES "^// expect: (wrong|not-implemented|too-slow|crashed|hung|race) \"([-A-Za-z0-9 ,':().=%/]+)\" *$")
+    elseif(expect_lines MATCHES "^// expect: (wrong|not-implemented|too-slow|crashed|hung|race) \"([-A-Za-z0-9_ ,':().=%/]+)\" *$")
       set(status "${CMAKE_MATCH_1}")
       set(phrase "${CMAKE_MATCH_2}")
     else()
       message(FATAL_ERROR "${shown}: `${expect_lines}` is not `// expect: <status> \"<phrase>\"` (status: wrong, "
-                          "not-implemented, too-slow, crashed, hung or race; phrase: letters, digits, spaces, - , ' : ( ) . = % /), "
+                          "not-implemented, too-slow, crashed, hung or race; phrase: letters, digits, spaces, - _ , ' : ( ) . = % /), "
                           "nor `// expect: passed` for a right kernel.")
     endif()
     file(STRINGS "${entry}" emulated_lines REGEX "^// emulated: ")
@@ -93,7 +93,7 @@ function(workbook_add_catalog chapter_dir)
     if(WORKBOOK_EMULATED AND emulated_lines)
       if(emulated_lines MATCHES "^// emulated: skip \"([^\"]+)\" *$")
         set(emulated_skip "${CMAKE_MATCH_1}")
-      elseif(emulated_lines MATCHES "^// emulated: (wrong|not-implemented|crashed|hung|passed) \"([-A-Za-z0-9 ,':().=%/]*)\" *$")
+      elseif(emulated_lines MATCHES "^// emulated: (wrong|not-implemented|crashed|hung|passed) \"([-A-Za-z0-9_ ,':().=%/]*)\" *$")
         set(status "${CMAKE_MATCH_1}")
         set(phrase "${CMAKE_MATCH_2}")
       else()
