@@ -72,7 +72,8 @@ class Check:
             return False
         if not self.phrase:
             return True
-        return self.phrase in (self.got.get("summary", "") + "\n" + self.got.get("details", ""))
+        text = self.got.get("summary", "") + "\n" + self.got.get("details", "")
+        return any(part in text for part in self.phrase.split(" | "))   # "a | b": either phrase
 
 
 def chapter_metas(wanted: list[int] | None) -> list[dict]:

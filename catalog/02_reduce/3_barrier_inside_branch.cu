@@ -1,11 +1,13 @@
 // Catalog, chapter 2, stage 3: the tree's barrier moved inside the `if (tid < s)`.
-// expect: wrong "compute-sanitizer"
+// expect: too-slow "too slow"
 // emulated: hung "barrier divergence"
 //
 // Only the threads that still add reach the __syncthreads(); the others skip it, go round the loop
 // and return. Since Volta a barrier does not wait for threads that have exited, so the sums usually
-// come out right on a GPU, yet a barrier that not every thread of the block reaches is undefined
-// (synccheck, compute-sanitizer, reports it). The emulator sees threads that waited at this barrier
+// come out right on a GPU, yet a barrier that not every thread of the block reaches is undefined.
+// On an H100 the sums were right and compute-sanitizer's synccheck (CUDA 13.0) reported nothing: the
+// GPU build rejects it only because it is also slow (x0.94 of reference stage 2, x1.10 needed), a
+// known gap kept here so that it is measured. The emulator sees threads that waited at this barrier
 // return while the rest of the block waits at it again.
 #include "02_reduce/stages.cuh"
 #include "common/primitives.cuh"
