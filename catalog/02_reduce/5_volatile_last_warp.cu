@@ -1,14 +1,14 @@
 // Catalog, chapter 2, stage 5: the last warp unrolled the pre-Volta way, volatile and no __syncwarp.
 // expect: wrong "compute-sanitizer's racecheck found"
-// emulated: wrong ""
+// emulated: crashed "shared memory race"
 //
 // The tree stops at 64 values and warp 0 finishes through a `volatile float*` with six unsynchronised
 // read-modify-writes of its neighbours' slots, counting on the 32 lanes to run in lock-step. Since
 // Volta nothing guarantees that: lanes may be scheduled apart, and each step reads a slot that another
 // lane writes in the same step, a data race. On today's GPUs the warp usually stays converged and the
 // sums come out right, so no output can convict it: the grader's compute-sanitizer pass, which runs
-// every stage that passed once more under racecheck, must report the hazard. (The emulator runs the
-// lanes of a warp apart and gets a wrong sum.)
+// every stage that passed once more under racecheck, must report the hazard. (The emulator's
+// shared-memory checker sees lane 30 read the slot lane 31 wrote with nothing ordering the two.)
 #include "02_reduce/stages.cuh"
 #include "common/primitives.cuh"
 

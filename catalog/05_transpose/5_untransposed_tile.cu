@@ -1,11 +1,13 @@
 // Catalog, chapter 5, stage 5: the tile read back untransposed, tile[ty + k][tx] instead of tile[tx][ty + k].
 // expect: wrong "transposed inside each 32 x 32 tile"
+// emulated: crashed "read shared memory that no thread wrote"
 //
 // The tiles land in the right places of the output, but each one is copied as it was read: the
 // transpose within the tile is missing. The first shapes that fail are too small to show it (a
 // 1 x 7 matrix fills one corner of a tile, the rest comes from shared memory nobody wrote), so the
 // grader must find the pattern on a shape of whole tiles and name it, not a tail or an overflow
-// (the inputs hold infinities that end up in the wrong places).
+// (the inputs hold infinities that end up in the wrong places). The CPU emulator stops it earlier,
+// at the first read of a tile element that no thread stored (a partial tile at the edge).
 #include "05_transpose/stages.cuh"
 #include "common/primitives.cuh"
 
