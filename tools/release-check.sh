@@ -59,7 +59,7 @@ if want checktime; then
       rc=$?
       t1=$(date +%s.%N)
       printf 'chapter %s  sanitizer pass %s  %6.1f s  exit %s  %s\n' "$n" "$([ $sanitize = 1 ] && echo on || echo off)" \
-        "$(awk "BEGIN { print $t1 - $t0 }")" "$rc" "$(grep -c "ok  stage" "$out/check-ch$n-sanitize$sanitize.log") stages passed" \
+        "$(awk "BEGIN { print $t1 - $t0 }")" "$rc" "$(grep -c "ok stage" "$out/check-ch$n-sanitize$sanitize.log") stages passed" \
         | tee -a "$out/checktime.txt"
     done
   done

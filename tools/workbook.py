@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -61,13 +62,65 @@ def save_results(meta: dict, results: dict[int, dict]) -> None:
     progress_state.record_results(meta["chapter"], results)
 
 
+SANITIZER_RE = re.compile(r"^WORKBOOK-SANITIZER (\{.*\})\s*$")
+
+
+def sanitize_passed_stages(meta: dict, grader, results: dict[int, dict], timeout: float, shown_failure: bool) -> bool:
+    """Runs the stages that gave right results (passed or too slow) once more under compute-sanitizer,
+    all in one run of each tool, and turns a finding into a wrong result. Returns whether a failure
+    has been shown in full."""
+    stages = [s for s, r in results.items() if r.get("status") in ("passed", "too-slow")]
+    if not stages:
+        return shown_failure
+    command = [str(grader), "--workbook-sanitize", str(meta["chapter"]), ",".join(map(str, stages))]
+    try:
+        proc = subprocess.run(command, capture_output=True, text=True, timeout=max(timeout, 600))
+    except subprocess.TimeoutExpired:
+        print("  not sanitizer-checked: compute-sanitizer took too long")
+        return shown_failure
+    records = []
+    for line in proc.stdout.splitlines():
+        match = SANITIZER_RE.match(line.strip())
+        if match:
+            try:
+                records.append(json.loads(match.group(1)))
+            except json.JSONDecodeError:
+                continue
+    if not records:
+        print("  not sanitizer-checked: the sanitizer pass gave no result")
+        return shown_failure
+    if records[0].get("status") == "not-checked":
+        print(f"  not sanitizer-checked: {records[0].get('details', '')}")
+        return shown_failure
+    checked = ", ".join(str(r["stage"]) for r in records if r.get("status") == "clean")
+    if checked:
+        print(f"  compute-sanitizer (memcheck, racecheck, synccheck) found nothing in stages {checked} "
+              f"({records[0].get('seconds', 0):.1f} s)")
+    for record in records:
+        if record.get("status") != "wrong":
+            continue
+        stage = record["stage"]
+        details = record.get("details", "")
+        results[stage] = dict(results[stage], status="wrong", summary=details.split("\n")[0], details=details)
+        print(f"  -- stage {stage}: {STATUS_TEXT.get('wrong', 'wrong')} (compute-sanitizer)")
+        if not shown_failure:
+            print("\n" + details + "\n")
+            shown_failure = True
+    return shown_failure
+
+
 def command_check(args) -> int:
     meta = load_chapter(args.chapter)
     grader = grader_path(meta, "solutions" if args.solutions else "exercises")
     if not grader.exists():
         raise UserError(f"The grader {core.shown(grader)} is not built: run `make check-chapter {meta['chapter']}`.")
     stages = stage_ids(meta, args.stage)
-    extra_env = {"WORKBOOK_CORRECTNESS_ONLY": "1"} if args.correctness_only else None
+    extra_env = {"WORKBOOK_CORRECTNESS_ONLY": "1"} if args.correctness_only else {}
+    # The compute-sanitizer pass runs once for the whole chapter after grading (sanitize_passed_stages),
+    # not once per stage: the tools' start-up is the larger part of its cost.
+    batch_sanitizer = os.environ.get("WORKBOOK_SANITIZE") != "0"
+    if batch_sanitizer:
+        extra_env["WORKBOOK_SANITIZE"] = "0"
     print(f"Chapter {meta['chapter']}: {meta['title']}  ({'reference solutions' if args.solutions else 'your exercises'})")
     results: dict[int, dict] = {}
     shown_failure = False
@@ -91,6 +144,8 @@ def command_check(args) -> int:
             shown_failure = True
         elif args.verbose:
             print(failure_details(output))
+    if batch_sanitizer and not emulated:
+        shown_failure = sanitize_passed_stages(meta, grader, results, args.timeout, shown_failure)
     print()
     print_table(meta, results)
     if not args.solutions:

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <regex>
 #include <sstream>
 #include <thread>
@@ -63,12 +64,17 @@ std::string tidy(std::string line)
 std::optional<std::string> describe_sanitizer_findings(const std::string& tool, const std::string& output, int chapter)
 {
     static const std::regex errors(R"((ERROR SUMMARY|RACECHECK SUMMARY): ([0-9]+) (error|hazard))");
-    std::smatch match;
+    static const std::regex headline(R"((^|\n)========= (Invalid|Error|Warning|Barrier|Program hit|Race)[^\n]*)");
     int count = 0;
+    bool summarised = false;
     for (auto it = std::sregex_iterator(output.begin(), output.end(), errors); it != std::sregex_iterator(); ++it) {
         count += std::stoi((*it)[2].str());
+        summarised = true;
     }
-    (void)match;
+    if (!summarised) {   // a part of a longer run: count the reports themselves
+        count = static_cast<int>(std::distance(std::sregex_iterator(output.begin(), output.end(), headline),
+                                               std::sregex_iterator()));
+    }
     if (count == 0) return std::nullopt;
     // The first report: its headline and the lines that say where.
     std::istringstream lines(output);
@@ -131,7 +137,7 @@ struct Child {
     bool timed_out = false;
 };
 
-bool start(Child& child, const std::string& sanitizer, const std::string& exe, int stage)
+bool start(Child& child, const std::string& sanitizer, const std::string& exe, const std::string& spec, int print_limit)
 {
     char name[] = "/tmp/workbook-sanitizer-XXXXXX";
     const int fd = mkstemp(name);
@@ -141,9 +147,10 @@ bool start(Child& child, const std::string& sanitizer, const std::string& exe, i
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_adddup2(&actions, fd, STDOUT_FILENO);
     posix_spawn_file_actions_adddup2(&actions, fd, STDERR_FILENO);
-    std::vector<std::string> args = {sanitizer, "--tool", child.tool, "--print-limit", "3", "--report-api-errors", "no"};
+    std::vector<std::string> args = {sanitizer, "--tool", child.tool, "--print-limit", std::to_string(print_limit),
+                                     "--report-api-errors", "no"};
     if (child.tool == "memcheck") args.insert(args.end(), {"--leak-check", "no"});
-    args.insert(args.end(), {exe, "[stage" + std::to_string(stage) + "]"});
+    args.insert(args.end(), {exe, spec});
     std::vector<char*> argv;
     for (std::string& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
@@ -175,31 +182,47 @@ double seconds_limit()
 
 }  // namespace
 
-std::optional<StageFailure> sanitizer_verdict(const GraderContext& context, const StageInfo& info)
+namespace {
+
+/// What the three tools said, for each stage of @p stages; "" in `missing` when they ran.
+struct ToolRun {
+    std::string missing;                         ///< why nothing ran ("" when the tools ran)
+    std::vector<std::pair<std::string, std::string>> outputs;   ///< (tool, its whole output)
+    std::string unfinished;                      ///< tools stopped at the time limit
+    double seconds = 0.0;
+};
+
+ToolRun run_tools(const std::vector<int>& stages)
 {
-    if (under_sanitizer()) return std::nullopt;
+    ToolRun run;
     if (const char* off = std::getenv("WORKBOOK_SANITIZE"); off && std::string(off) == "0") {
-        std::printf("  not sanitizer-checked: WORKBOOK_SANITIZE=0\n");
-        return std::nullopt;
+        run.missing = "WORKBOOK_SANITIZE=0";
+        return run;
     }
     const std::string sanitizer = find_sanitizer();
     if (sanitizer.empty()) {
-        std::printf("  not sanitizer-checked: compute-sanitizer was not found (it ships with the CUDA Toolkit, in its "
-                    "bin/ folder: put that folder on PATH)\n");
-        return std::nullopt;
+        run.missing = "compute-sanitizer was not found (it ships with the CUDA Toolkit, in its bin/ folder: put "
+                      "that folder on PATH)";
+        return run;
     }
     const std::string exe = self_path();
-    if (exe.empty()) return std::nullopt;
+    if (exe.empty()) {
+        run.missing = "the grader could not find its own executable";
+        return run;
+    }
+    std::string spec;
+    for (int stage : stages) spec += (spec.empty() ? "" : ",") + std::string("[stage") + std::to_string(stage) + "]";
     std::fflush(stdout);
     const auto begin = std::chrono::steady_clock::now();
     std::vector<Child> children(3);
     children[0].tool = "memcheck";
     children[1].tool = "racecheck";
     children[2].tool = "synccheck";
+    const int print_limit = 3 * static_cast<int>(stages.size());
     for (Child& child : children) {
-        if (!start(child, sanitizer, exe, info.id)) child.finished = true;
+        if (!start(child, sanitizer, exe, spec, print_limit)) child.finished = true;
     }
-    const double limit = seconds_limit();
+    const double limit = seconds_limit() * static_cast<double>(stages.size() > 1 ? 2 : 1);
     for (;;) {
         bool all = true;
         for (Child& child : children) {
@@ -224,29 +247,100 @@ std::optional<StageFailure> sanitizer_verdict(const GraderContext& context, cons
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
-    std::optional<StageFailure> failure;
-    std::string skipped;
+    run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
     for (Child& child : children) {
         std::ifstream in(child.log);
         std::stringstream text;
         text << in.rdbuf();
         std::remove(child.log.c_str());
         if (child.timed_out) {
-            skipped += (skipped.empty() ? "" : ", ") + child.tool + " (took longer than " +
-                       std::to_string(static_cast<int>(limit)) + " s)";
+            run.unfinished += (run.unfinished.empty() ? "" : ", ") + child.tool + " (took longer than " +
+                              std::to_string(static_cast<int>(limit)) + " s)";
             continue;
         }
-        if (failure) continue;
-        if (auto message = describe_sanitizer_findings(child.tool, text.str(), context.chapter)) {
-            failure = StageFailure{Status::wrong, *message};
+        run.outputs.emplace_back(child.tool, text.str());
+    }
+    return run;
+}
+
+std::string json_text(const std::string& text)
+{
+    std::string out = "\"";
+    for (char c : text) {
+        if (c == '"' || c == '\\') out += '\\';
+        if (c == '\n') {
+            out += "\\n";
+            continue;
+        }
+        if (static_cast<unsigned char>(c) < 0x20) continue;
+        out += c;
+    }
+    return out + "\"";
+}
+
+}  // namespace
+
+std::map<int, std::string> output_by_stage(const std::string& output)
+{
+    static const std::regex header(R"(== chapter [0-9]+, stage ([0-9]+):)");
+    std::map<int, std::string> parts;
+    std::istringstream lines(output);
+    std::string line;
+    int stage = 0;
+    while (std::getline(lines, line)) {
+        std::smatch match;
+        if (std::regex_search(line, match, header)) stage = std::stoi(match[1].str());
+        // The tool's summary counts the whole run, not the stage it happens to follow: left out.
+        if (line.rfind("=========", 0) == 0 && line.find("SUMMARY:") != std::string::npos) continue;
+        if (stage != 0) parts[stage] += line + "\n";
+    }
+    return parts;
+}
+
+std::optional<StageFailure> sanitizer_verdict(const GraderContext& context, const StageInfo& info)
+{
+    if (under_sanitizer()) return std::nullopt;
+    const ToolRun run = run_tools({info.id});
+    if (!run.missing.empty()) {
+        std::printf("  not sanitizer-checked: %s\n", run.missing.c_str());
+        return std::nullopt;
+    }
+    for (const auto& [tool, output] : run.outputs) {
+        if (auto message = describe_sanitizer_findings(tool, output, context.chapter)) {
+            return StageFailure{Status::wrong, *message};
         }
     }
-    if (!failure) {
-        std::printf("  compute-sanitizer: memcheck, racecheck and synccheck found nothing (%.1f s)%s%s\n", seconds,
-                    skipped.empty() ? "" : "; not finished: ", skipped.c_str());
+    std::printf("  compute-sanitizer: memcheck, racecheck and synccheck found nothing (%.1f s)%s%s\n", run.seconds,
+                run.unfinished.empty() ? "" : "; not finished: ", run.unfinished.c_str());
+    return std::nullopt;
+}
+
+int sanitize_stages_command(int chapter, const std::vector<int>& stages)
+{
+    const ToolRun run = run_tools(stages);
+    for (int stage : stages) {
+        std::string status = "clean", details;
+        if (!run.missing.empty()) {
+            status = "not-checked";
+            details = run.missing;
+        } else {
+            for (const auto& [tool, output] : run.outputs) {
+                const std::map<int, std::string> parts = output_by_stage(output);
+                const auto part = parts.find(stage);
+                if (part == parts.end()) continue;
+                if (auto message = describe_sanitizer_findings(tool, part->second, chapter)) {
+                    status = "wrong";
+                    details = *message;
+                    break;
+                }
+            }
+            if (status == "clean" && !run.unfinished.empty()) details = "not finished: " + run.unfinished;
+        }
+        std::printf("WORKBOOK-SANITIZER {\"stage\": %d, \"status\": \"%s\", \"seconds\": %.1f, \"details\": %s}\n",
+                    stage, status.c_str(), run.seconds, json_text(details).c_str());
     }
-    return failure;
+    std::fflush(stdout);
+    return 0;
 }
 
 }  // namespace wb

@@ -12,8 +12,10 @@
 
 #include "common/grading.hpp"
 
+#include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace wb {
 
@@ -33,5 +35,15 @@ std::optional<std::string> describe_sanitizer_findings(const std::string& tool, 
 /// Runs the stage's correctness checks again under the three tools; the stage's failure if one found a
 /// problem. Prints one line either way ("not sanitizer-checked: ..." when the tool is missing).
 std::optional<StageFailure> sanitizer_verdict(const GraderContext& context, const StageInfo& info);
+
+/// The same for several stages at once, one process per tool for all of them (what `make
+/// check-chapter` uses: the tools' start-up is paid once per chapter, not once per stage). Prints one
+/// `WORKBOOK-SANITIZER {"stage": k, "status": "clean" | "wrong" | "not-checked", ...}` line per stage.
+/// Called as `grader --workbook-sanitize <chapter> <stage>,<stage>,...`; returns the exit status.
+int sanitize_stages_command(int chapter, const std::vector<int>& stages);
+
+/// Splits a tool's output into the parts printed while each stage ran (after its "== chapter N, stage
+/// K" header), without the tool's closing summary (it counts the whole run). Pure logic.
+std::map<int, std::string> output_by_stage(const std::string& output);
 
 }  // namespace wb

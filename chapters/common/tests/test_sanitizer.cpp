@@ -63,3 +63,25 @@ TEST_CASE("sanitizer: an access past the end gives its kernel, thread and addres
     CHECK(contains(*message, "by thread (31,0,0) in block (3,0,0)"));
     CHECK(contains(*message, "outside an array, usually at a boundary"));
 }
+
+TEST_CASE("sanitizer: one run of several stages is split by stage, and each part is judged alone")
+{
+    const std::string output = std::string("========= COMPUTE-SANITIZER\n") +
+                               "== chapter 2, stage 3: sequential addressing (your code) ==\n"
+                               "  ok    n = 1\n" +
+                               "== chapter 2, stage 5: unroll the last warp (your code) ==\n" +
+                               "========= Warning: Race reported between Read access at k+0x10 in /a/b/5_x.cu:30\n"
+                               "=========     and Write access at k+0x20 in /a/b/5_x.cu:29 [124 hazards]\n" +
+                               "== chapter 2, stage 6: complete unroll (your code) ==\n"
+                               "========= RACECHECK SUMMARY: 1 hazard displayed (0 errors, 1 warning)\n";
+    const std::map<int, std::string> parts = wb::output_by_stage(output);
+    REQUIRE(parts.size() == 3);
+    CHECK_FALSE(wb::describe_sanitizer_findings("racecheck", parts.at(3), 2).has_value());
+    const auto stage5 = wb::describe_sanitizer_findings("racecheck", parts.at(5), 2);
+    REQUIRE(stage5.has_value());
+    CHECK(contains(*stage5, "racecheck found 1 hazard that"));
+    CHECK(contains(*stage5, "5_x.cu:30"));
+    // The summary at the end of the run counts every stage's hazards, not stage 6's: the part of
+    // stage 6 holds it, so the whole run's count must not be charged to stage 6 alone.
+    CHECK_FALSE(wb::describe_sanitizer_findings("racecheck", parts.at(6), 2).has_value());
+}
