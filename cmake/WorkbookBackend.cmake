@@ -80,7 +80,7 @@ function(workbook_emulated_target target)
   # is used for its calls only (it reports every access, unlike the address sanitizer's, which skips a
   # store to an address it just checked a load of); no sanitizer runtime is linked. -g1 gives the line
   # tables that name the lines of a race.
-  set(emulator_checks "-fsanitize=thread;--param=tsan-instrument-func-entry-exit=0;-g1")
+  set(emulator_checks "-fsanitize=thread;--param=tsan-instrument-func-entry-exit=0;-g1;-Wno-tsan")
   if(NOT WORKBOOK_EMU_CHECKS OR ("REFERENCE" IN_LIST ARGN AND NOT WORKBOOK_EMU_CHECK_REFERENCES))
     set(emulator_checks "-g1")
   endif()
