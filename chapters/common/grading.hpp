@@ -105,7 +105,9 @@ public:
     cudaStream_t stream() const { return stream_.get(); }
 
     /// Runs the candidate's launcher once and waits for it, turning a rejected launch, a crash or a
-    /// hang into a clear failure.
+    /// hang into a clear failure. The call is recorded by the launch ledger: work on another stream
+    /// fails at once, no kernel and leaked memory at the end of the correctness checks. Under
+    /// compute-sanitizer (sanitizer_pass.hpp) the call after the first few ends the stage.
     void run(const Launch& launch);
 
     /// Ends the stage when @p report found wrong values. @p case_name says which input it was.
@@ -114,8 +116,10 @@ public:
     void expect(const CompareReport& report, const std::string& case_name);
 
     /// Times the case and applies the speed rule (timing.hpp). Stages without a target only report.
-    /// In order: the verdict on never-written outputs, the stream probe (check_stream_use), the timing,
-    /// the recheck, the implausible-speed test, the speed rule.
+    /// In order: the verdicts kept for the end of the correctness checks (never-written outputs, the
+    /// launch ledger), the stream probe (check_stream_use, only where the ledger cannot record), the
+    /// timing, the recheck, the implausible-speed test, the speed rule; a "too slow" verdict explains
+    /// itself from the launch facts (explain_launch_difference).
     void check_speed(const SpeedCase& speed);
 
     /// False (after printing why, once) when speed cannot be measured here: on the CPU emulator or with
