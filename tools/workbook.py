@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import subprocess
 import sys
 import time
@@ -62,9 +61,6 @@ def save_results(meta: dict, results: dict[int, dict]) -> None:
     progress_state.record_results(meta["chapter"], results)
 
 
-SANITIZER_RE = re.compile(r"^WORKBOOK-SANITIZER (\{.*\})\s*$")
-
-
 def sanitize_passed_stages(meta: dict, grader, results: dict[int, dict], timeout: float, shown_failure: bool) -> bool:
     """Runs the stages that gave right results (passed or too slow) once more under compute-sanitizer,
     all in one run of each tool, and turns a finding into a wrong result. Returns whether a failure
@@ -78,14 +74,7 @@ def sanitize_passed_stages(meta: dict, grader, results: dict[int, dict], timeout
     except subprocess.TimeoutExpired:
         print("  not sanitizer-checked: compute-sanitizer took too long")
         return shown_failure
-    records = []
-    for line in proc.stdout.splitlines():
-        match = SANITIZER_RE.match(line.strip())
-        if match:
-            try:
-                records.append(json.loads(match.group(1)))
-            except json.JSONDecodeError:
-                continue
+    records = core.parse_results(proc.stdout, "WORKBOOK-SANITIZER")
     if not records:
         print("  not sanitizer-checked: the sanitizer pass gave no result")
         return shown_failure

@@ -28,8 +28,7 @@ const char* status_name(Status status)
     return "unknown";
 }
 
-namespace {
-
+/// A JSON string literal for the result lines (quotes, backslashes and newlines escaped).
 std::string json_string(const std::string& text)
 {
     std::string out = "\"";
@@ -46,6 +45,9 @@ std::string json_string(const std::string& text)
     }
     return out + "\"";
 }
+
+namespace {
+
 
 std::string json_number(double value)
 {

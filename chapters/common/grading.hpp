@@ -41,6 +41,9 @@ struct GraderContext {
 enum class Status { passed, wrong, not_implemented, too_slow, crashed, hung, skipped };
 const char* status_name(Status status);
 
+/// @p text as a JSON string literal, for the machine-readable lines the graders print.
+std::string json_string(const std::string& text);
+
 /// Thrown by the checks to end a stage with a verdict.
 struct StageFailure {
     Status status;

@@ -263,20 +263,6 @@ ToolRun run_tools(const std::vector<int>& stages)
     return run;
 }
 
-std::string json_text(const std::string& text)
-{
-    std::string out = "\"";
-    for (char c : text) {
-        if (c == '"' || c == '\\') out += '\\';
-        if (c == '\n') {
-            out += "\\n";
-            continue;
-        }
-        if (static_cast<unsigned char>(c) < 0x20) continue;
-        out += c;
-    }
-    return out + "\"";
-}
 
 }  // namespace
 
@@ -337,7 +323,7 @@ int sanitize_stages_command(int chapter, const std::vector<int>& stages)
             if (status == "clean" && !run.unfinished.empty()) details = "not finished: " + run.unfinished;
         }
         std::printf("WORKBOOK-SANITIZER {\"stage\": %d, \"status\": \"%s\", \"seconds\": %.1f, \"details\": %s}\n",
-                    stage, status.c_str(), run.seconds, json_text(details).c_str());
+                    stage, status.c_str(), run.seconds, json_string(details).c_str());
     }
     std::fflush(stdout);
     return 0;

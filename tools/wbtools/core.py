@@ -145,11 +145,13 @@ def compile_errors(output: str, limit: int = 40) -> str:
     return "\n".join(keep).rstrip()
 
 
-def parse_results(output: str) -> list[dict]:
-    """Every WORKBOOK-RESULT record of a grader's output (or of a ctest -V log, whose lines have a prefix)."""
+def parse_results(output: str, tag: str = "WORKBOOK-RESULT") -> list[dict]:
+    """Every record of a grader's output (or of a ctest -V log, whose lines have a prefix) that follows
+    @p tag: WORKBOOK-RESULT (a stage's verdict) or WORKBOOK-SANITIZER (the sanitizer pass of a stage)."""
+    pattern = RESULT_RE if tag == "WORKBOOK-RESULT" else re.compile(rf"^{re.escape(tag)} (\{{.*\}})\s*$")
     records = []
     for line in output.splitlines():
-        match = RESULT_RE.match(line.strip()) or RESULT_RE.match(line.split(": ", 1)[-1].strip())
+        match = pattern.match(line.strip()) or pattern.match(line.split(": ", 1)[-1].strip())
         if match:
             try:
                 records.append(json.loads(match.group(1)))
