@@ -44,7 +44,7 @@ function(workbook_add_catalog chapter_dir)
   set(gen "${CMAKE_BINARY_DIR}/generated/${chapter_dir}")
 
   # The grader, compiled once as for the exercises (its candidate namespace is `learner`).
-  add_library(${prefix}_catalog_grader OBJECT "${src}/grade.cpp")
+  add_library(${prefix}_catalog_grader OBJECT "${src}/grader/grade.cpp")
   target_include_directories(${prefix}_catalog_grader PRIVATE "${CMAKE_SOURCE_DIR}/chapters" "${gen}")
   target_link_libraries(${prefix}_catalog_grader PRIVATE workbook_harness)
   workbook_emulated_target(${prefix}_catalog_grader)

@@ -4,11 +4,11 @@
     python3 tools/torch_baseline.py [chapters...]      e.g. python3 tools/torch_baseline.py 3 4
 
 Prints one WORKBOOK-BENCH line per (op, shape, dtype), in the format of wb::print_bench_row
-(chapters/common/grading.cpp), so that `tools/workbook.py bench` can show PyTorch beside the
+(harness/stage.cpp), so that `tools/workbook.py bench` can show PyTorch beside the
 workbook's kernels, measured in the same run on the same GPU. PyTorch is never a build dependency:
 without it (or without a GPU) this script says so and exits with status 0, printing no rows.
 
-Timing follows the harness (chapters/common/timing.hpp): CUDA events recorded around each call on
+Timing follows the harness (harness/timing.hpp): CUDA events recorded around each call on
 the current stream, warm-up calls first, the median of 30 timed calls. Event timing of one call
 includes the launch overhead between the events, for PyTorch as for the workbook's kernels; for
 the small shapes the rows also carry "ms_graph", the time per call of the same calls replayed from

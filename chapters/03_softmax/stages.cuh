@@ -22,7 +22,7 @@
 /// near -1e30, -inf in every odd column. It also runs 70001 x 3 (more rows than gridDim.y holds:
 /// map rows to blockIdx.x) and, on a GPU, 1048577 x 2.
 ///
-/// What the grader checks (chapters/03_softmax/grade.cpp): every element against a float64
+/// What the grader checks (chapters/03_softmax/grader/grade.cpp): every element against a float64
 /// reference, within a tolerance derived in README.md ("Tolerances"): relative
 /// E = 2 (3 D + 5 depth + 32) 2^-24, where D (at most 88) is the spread of the row's values that
 /// still matter and depth the longest chain of additions the stage may use (cols for stage 1,

@@ -23,7 +23,7 @@
 /// - eps > 0, passed by the caller: the grader draws it per case from 1e-5, 1e-3, 0.1 and 1 (a
 ///   kernel with 1e-5f written in fails).
 ///
-/// What the grader checks (chapters/04_layernorm/grade.cpp): y, mean and rstd against a float64
+/// What the grader checks (chapters/04_layernorm/grader/grade.cpp): y, mean and rstd against a float64
 /// reference, within bounds derived in README.md ("Tolerances") from the longest chain of additions
 /// a stage may use (stage 1: depth = cols, so one thread may sum a whole row in float; the others:
 /// depth = cols / 32 + 16, every row shared by at least 32 threads) and from the

@@ -19,7 +19,7 @@
 /// shapes, shapes that are not multiples of any tile or vector width, 70001 x 3 and 3 x 70001 (more
 /// rows, or columns, than one block per row or column along y allows), on a GPU also 500000 x 3 and
 /// 3 x 500000 (the contract's limit, where only a grid.y of ceil(side / 8) or less fits), one large shape
-/// (16384 x 16384, checked on the GPU element by element, see grade.cpp). Then the speed against
+/// (16384 x 16384, checked on the GPU element by element, see grader/grade.cpp). Then the speed against
 /// the previous reference stage on a 8192 x 12288 matrix, with the achieved bandwidth shown as a
 /// fraction of the device's copy bandwidth (a transpose moves exactly the bytes of a copy).
 

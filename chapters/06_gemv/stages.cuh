@@ -15,7 +15,7 @@
 ///   scalar loads for other K;
 /// - inputs and outputs never overlap; y holds garbage on entry (write every element, do not add).
 ///
-/// What is checked, for every stage (see grade.cpp):
+/// What is checked, for every stage (see grader/grade.cpp):
 /// - exact results on small integers (every product and every partial sum is an integer below
 ///   2^24, so every order of summation gives the same float): one element missed or counted twice
 ///   changes the result;

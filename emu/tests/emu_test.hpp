@@ -1,7 +1,7 @@
 // Helpers for the CPU backend's own tests.
 #pragma once
 
-#include "common/catch.hpp"
+#include "harness/catch.hpp"
 #include "engine.hpp"
 
 #include <cuda_runtime.h>

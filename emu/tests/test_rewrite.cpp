@@ -1,6 +1,6 @@
 // The rewrite step: launches and __shared__ declarations become plain C++, nothing else changes,
 // and no line moves (so the compiler's messages point at the learner's lines).
-#include "common/catch.hpp"
+#include "harness/catch.hpp"
 #include "rewrite.hpp"
 
 #include <algorithm>

@@ -1,6 +1,6 @@
 /// @file ledger.hpp
 /// @brief What one call of a launcher did, as the CPU backend saw it: the grader's window on the
-/// runtime (chapters/common/launch_ledger.hpp reads it; the GPU build reads the same facts from CUPTI).
+/// runtime (harness/launch_ledger.hpp reads it; the GPU build reads the same facts from CUPTI).
 ///
 /// Between ledger_begin() and ledger_end() the runtime writes down every kernel launch, copy and fill
 /// with the stream it was given, and every device allocation and release. Allocations made inside a

@@ -1,0 +1,393 @@
+// Chapter 1 grader: every stage against a float64 CPU reference on adversarial inputs, then timed
+// against the reference stages in the same run. See harness/stage.hpp for the rules.
+#define WORKBOOK_TRACK reference
+#include "01_elementwise/stages.cuh"
+#undef WORKBOOK_TRACK
+#define WORKBOOK_TRACK learner
+#include "01_elementwise/stages.cuh"
+#undef WORKBOOK_TRACK
+
+#include "01_elementwise/grader/reference.hpp"
+#include "01_elementwise/grader/baselines.hpp"
+#include "harness/chapter_grader.hpp"
+#include "harness/sampling.hpp"
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <limits>
+
+namespace {
+
+using ch01::Activation;
+using std::int64_t;
+
+/// Sizes every stage must get right: tiny, around warp and block sizes, every remainder mod 4 and
+/// mod 8, a prime, and a large one with a tail.
+const std::vector<int64_t> kSizes = {1, 2, 3, 4, 5, 7, 8, 9, 15, 31, 32, 33, 255, 256, 257, 1000, 4097, 65537,
+                                     (int64_t(1) << 20) + 3};
+
+/// The timed size: 3 arrays of 256 MiB, far beyond any L2, and not a multiple of 8.
+constexpr int64_t kTimedElements = (int64_t(1) << 26) + 3;
+
+/// More than 2^31 elements: the index of an element past 2^31 - 1 does not fit in an int. Checked
+/// on a GPU with the memory for it (3 arrays of 8 GiB in float), on a sample of the output.
+constexpr int64_t kHugeElements = (int64_t(1) << 31) + (int64_t(1) << 20) + 5;
+constexpr int64_t kIntLimit = int64_t(1) << 31;
+
+/// IEEE special values mixed into ordinary ones.
+std::vector<float> with_specials(std::vector<float> v, bool include_nan)
+{
+    const float specials[] = {INFINITY, -INFINITY, FLT_MAX, -FLT_MAX, FLT_MIN, -FLT_MIN, 1e-40f, -0.0f, 0.0f,
+                              include_nan ? NAN : 1.0f};
+    for (std::size_t i = 0; i < v.size(); ++i) {
+        if (i % 3 == 0) v[i] = specials[(i / 3) % (sizeof specials / sizeof specials[0])];
+    }
+    return v;
+}
+
+std::string name_of(Activation act) { return act == Activation::relu ? "relu" : "sigmoid"; }
+
+/// 32 float ulps for sigmoid (the fast __expf has a few ulps per unit of |x|), exact for relu.
+wb::Tolerance activation_tolerance(Activation act)
+{
+    return act == Activation::relu ? wb::Tolerance::exact() : wb::Tolerance{1e-30, 32 * 0x1.0p-23};
+}
+
+// ---- large outputs, checked on windows spread over the array ----------------------------------------
+
+/// One window of a large output, compared with the reference.
+struct Window {
+    int64_t start = 0, count = 0;
+    wb::CompareReport report;
+};
+
+/// What the wrong windows of a large output most likely mean, from where they are.
+std::string large_output_hint(const std::vector<Window>& windows, const Window& first_wrong)
+{
+    const bool nothing_anywhere = std::all_of(windows.begin(), windows.end(), [](const Window& w) {
+        return w.report.untouched == w.report.count;
+    });
+    if (nothing_anywhere) {
+        return "nothing was written anywhere in this output, although smaller sizes came out right: n (or the "
+               "element count) converted to int, which is negative past 2^31 - 1. Keep sizes and indices in "
+               "std::int64_t.";
+    }
+    if (first_wrong.start == windows.front().start) return "";   // wrong from the start: the report says more
+    const int64_t first_bad = first_wrong.start + std::max<int64_t>(first_wrong.report.first_bad, 0);
+    if (first_bad >= kIntLimit) {
+        return "every element checked below index 2^31 is right and the first wrong one is at " +
+               std::to_string(first_bad) + ": an index (or blockIdx.x * blockDim.x) computed in 32 bits wraps "
+               "at 2^31; compute it in std::int64_t.";
+    }
+    return "the start of the array is right and elements from about index " + std::to_string(first_bad) +
+           " on are not: the grid does not reach the end of a large array (a block count capped, e.g. at "
+           "65535, without a grid-stride loop, or an index computed in 32 bits).";
+}
+
+/// Compares windows of 4096 elements of @p y (the first, the last, 14 spread between and @p extra
+/// starts) with @p reference of the same windows of @p a and @p b: the float64 CPU reference of a
+/// whole large array would take seconds. Reports the first wrong window.
+template <typename T, typename Reference>
+void expect_windows(wb::Stage& stage, const T* a, const T* b, const T* y, int64_t n, std::vector<int64_t> extra,
+                    Reference reference, const wb::Tolerance& tolerance, const std::string& label)
+{
+    constexpr int64_t kWidth = 4096;
+    std::vector<int64_t> starts = wb::spread_windows(n, kWidth, 16);
+    for (int64_t start : extra) {
+        if (start >= 0 && start < n) starts.push_back(start);
+    }
+    std::sort(starts.begin(), starts.end());
+    std::vector<Window> windows;
+    for (int64_t start : starts) {
+        Window w{start, std::min(kWidth, n - start), {}};
+        const std::vector<T> as = wb::download_part(a, w.start, w.count), bs = wb::download_part(b, w.start, w.count);
+        w.report = wb::compare(reference(as, bs), wb::download_part(y, w.start, w.count), tolerance);
+        windows.push_back(w);
+    }
+    for (const Window& w : windows) {
+        if (w.report.ok) continue;
+        wb::CompareReport report = w.report;
+        const std::string hint = large_output_hint(windows, w);
+        const std::string what = report.nothing_written
+                                     ? "none of these elements was written (they still hold the poison)."
+                                     : report.message;
+        report.nothing_written = false;   // a window, not the whole output: say where it is
+        report.message = "in elements " + std::to_string(w.start) + " to " + std::to_string(w.start + w.count - 1) +
+                         " (indices below count from " + std::to_string(w.start) + "): " + what +
+                         (hint.empty() ? "" : "\n  likely cause: " + hint);
+        stage.expect(report, label);
+    }
+}
+
+/// Windows around the places where 32-bit arithmetic breaks: 2^31 (int) and the end.
+std::vector<int64_t> windows_past_int_limit() { return {kIntLimit - 2048, kIntLimit + 4096 * 64 + 17}; }
+
+// ---- float add (stages 1, 2) -------------------------------------------------------------------
+
+using AddLauncher = void (*)(const float*, const float*, float*, int64_t, cudaStream_t);
+
+void check_add_once(wb::Stage& stage, AddLauncher add, const std::vector<float>& a, const std::vector<float>& b,
+                    const std::string& label)
+{
+    wb::DeviceBuffer<float> da(a), db(b), dc(a.size());
+    dc.poison();
+    stage.run([&](cudaStream_t s) { add(da.data(), db.data(), dc.data(), static_cast<int64_t>(a.size()), s); });
+    stage.expect(wb::compare(ch01::add_reference(a, b), dc.download(), wb::Tolerance::exact()), label);
+}
+
+/// n = 2^31 + 2^20 + 5 on a GPU with 25 GiB free (3 arrays of 8 GiB, 1 to spare): filled on the GPU, checked on windows.
+void check_add_huge(wb::Stage& stage, AddLauncher add)
+{
+    const int64_t n = kHugeElements;
+    const std::string label = "n = 2^31 + 2^20 + 5 (past the int range; checked on a sample)";
+    if (!wb::device_memory_allows(3 * static_cast<std::size_t>(n) * sizeof(float), label)) return;
+    wb::DeviceBuffer<float> a(n), b(n), c(n);
+    wb::fill_uniform_device(a.data(), n, wb::seed() + 13, -100.f, 100.f, stage.stream());
+    wb::fill_uniform_device(b.data(), n, wb::seed() + 14, -100.f, 100.f, stage.stream());
+    c.poison();
+    stage.run([&](cudaStream_t s) { add(a.data(), b.data(), c.data(), n, s); });
+    expect_windows(stage, a.data(), b.data(), c.data(), n, windows_past_int_limit(), ch01::add_reference,
+                   wb::Tolerance::exact(), label);
+}
+
+void check_add(wb::Stage& stage, AddLauncher add)
+{
+    wb::Rng rng(1);
+    for (int64_t n : kSizes) {
+        const auto a = wb::uniform_floats(n, -100.f, 100.f, rng);
+        const auto b = wb::uniform_floats(n, -100.f, 100.f, rng);
+        check_add_once(stage, add, a, b, "n = " + std::to_string(n));
+    }
+    const auto a = with_specials(wb::uniform_floats(997, -1e30f, 1e30f, rng), true);
+    const auto b = with_specials(wb::uniform_floats(997, -1e30f, 1e30f, rng), false);
+    check_add_once(stage, add, a, b, "n = 997 with inf, -inf, NaN, FLT_MAX, denormals, -0");
+    check_add_huge(stage, add);
+}
+
+void time_add(wb::Stage& stage, AddLauncher add, AddLauncher previous, AddLauncher current)
+{
+    if (!stage.measures_speed()) return;   // nothing timed (CPU emulator, WORKBOOK_CORRECTNESS_ONLY): no large inputs
+    const int64_t n = kTimedElements;
+    wb::DeviceBuffer<float> a(n), b(n), c(n);
+    wb::fill_uniform_device(a.data(), n, wb::seed() + 11, -1.f, 1.f, stage.stream());
+    wb::fill_uniform_device(b.data(), n, wb::seed() + 12, -1.f, 1.f, stage.stream());
+    auto launch_of = [&](AddLauncher f) { return [&, f](cudaStream_t s) { f(a.data(), b.data(), c.data(), n, s); }; };
+    wb::SpeedCase speed;
+    speed.description = "2^26 + 3 floats";
+    speed.candidate = launch_of(add);
+    if (previous) speed.previous_reference = launch_of(previous);
+    speed.current_reference = launch_of(current);
+    speed.bytes = 3.0 * n * sizeof(float);
+    speed.recheck = [&] {
+        c.poison();
+        stage.run(launch_of(add));
+        stage.expect(wb::compare(ch01::add_reference(a.download(), b.download()), c.download(), wb::Tolerance::exact()),
+                     "the timed inputs, after timing");
+    };
+    stage.check_speed(speed);
+}
+
+// ---- fused add + activation (stages 3, 4) ----------------------------------------------------------
+
+template <typename T>
+using ActLauncher = void (*)(const T*, const T*, T*, int64_t, Activation, cudaStream_t);
+
+/// act(a + b) in double, rounded to the output type T.
+template <typename T>
+std::vector<double> add_act_expected(const std::vector<T>& a, const std::vector<T>& b, Activation act)
+{
+    const std::vector<double> exact = ch01::add_act_reference(a, b, act);
+    return std::is_same_v<T, __half> ? wb::round_to_half(exact) : wb::round_to_float(exact);
+}
+
+/// The tolerance after rounding to T: the activation's for float, one half-precision ulp for __half.
+template <typename T>
+wb::Tolerance add_act_tolerance(Activation act)
+{
+    if constexpr (std::is_same_v<T, __half>) {
+        return {0x1.0p-24, 0x1.0p-10};   // one half-precision ulp (subnormal spacing near zero)
+    } else {
+        return activation_tolerance(act);
+    }
+}
+
+template <typename T>
+void check_add_act_once(wb::Stage& stage, ActLauncher<T> f, const std::vector<T>& a, const std::vector<T>& b,
+                        Activation act, const std::string& label)
+{
+    wb::DeviceBuffer<T> da(a), db(b), dy(a.size());
+    dy.poison();
+    stage.run([&](cudaStream_t s) { f(da.data(), db.data(), dy.data(), static_cast<int64_t>(a.size()), act, s); });
+    stage.expect(wb::compare(add_act_expected(a, b, act), dy.download(), add_act_tolerance<T>(act)),
+                 label + ", " + name_of(act));
+}
+
+/// The large fused case on a GPU with the memory: n = 2^31 + 2^20 + 5, filled on the GPU, checked on windows.
+template <typename T>
+void check_add_act_huge(wb::Stage& stage, ActLauncher<T> f)
+{
+    const int64_t n = kHugeElements;
+    const Activation act = Activation::relu;
+    const std::string label = "n = 2^31 + 2^20 + 5 (past the int range; checked on a sample), relu";
+    if (!wb::device_memory_allows(3 * static_cast<std::size_t>(n) * sizeof(T), label)) return;
+    wb::DeviceBuffer<T> a(n), b(n), y(n);
+    wb::fill_uniform_device(a.data(), n, wb::seed() + 23, -5.f, 5.f, stage.stream());
+    wb::fill_uniform_device(b.data(), n, wb::seed() + 24, -5.f, 5.f, stage.stream());
+    y.poison();
+    stage.run([&](cudaStream_t s) { f(a.data(), b.data(), y.data(), n, act, s); });
+    expect_windows(stage, a.data(), b.data(), y.data(), n, windows_past_int_limit(),
+                   [&](const std::vector<T>& as, const std::vector<T>& bs) { return add_act_expected(as, bs, act); },
+                   add_act_tolerance<T>(act), label);
+}
+
+template <typename T>
+void check_add_act(wb::Stage& stage, ActLauncher<T> f)
+{
+    wb::Rng rng(2);
+    auto convert = [](const std::vector<float>& v) { return wb::convert_from_float<T>(v); };
+    for (Activation act : {Activation::relu, Activation::sigmoid}) {
+        for (int64_t n : kSizes) {
+            const auto a = convert(wb::uniform_floats(n, -5.f, 5.f, rng));
+            const auto b = convert(wb::uniform_floats(n, -5.f, 5.f, rng));
+            check_add_act_once<T>(stage, f, a, b, act, "n = " + std::to_string(n));
+        }
+        // Infinities and huge values (no NaN: relu of NaN is not pinned down by the contract).
+        const auto a = convert(with_specials(wb::uniform_floats(999, -60.f, 60.f, rng), false));
+        const auto b = convert(wb::uniform_floats(999, -60.f, 60.f, rng));
+        check_add_act_once<T>(stage, f, a, b, act, "n = 999 with inf, -inf, huge and tiny values");
+    }
+    check_add_act_huge<T>(stage, f);
+}
+
+/// After timing: the timed output of a fused stage on windows spread over it (the end included).
+template <typename T>
+void recheck_add_act(wb::Stage& stage, ActLauncher<T> f, const wb::DeviceBuffer<T>& a, const wb::DeviceBuffer<T>& b,
+                     wb::DeviceBuffer<T>& y, int64_t n, Activation act)
+{
+    y.poison();
+    stage.run([&](cudaStream_t s) { f(a.data(), b.data(), y.data(), n, act, s); });
+    expect_windows(stage, a.data(), b.data(), y.data(), n, {},
+                   [&](const std::vector<T>& as, const std::vector<T>& bs) { return add_act_expected(as, bs, act); },
+                   add_act_tolerance<T>(act), "the timed inputs, after timing (checked on a sample), " + name_of(act));
+}
+
+}  // namespace
+
+TEST_CASE("stage 1: naive add", "[stage1]")
+{
+    wb::grade_stage(1, [](wb::Stage& stage) {
+        check_add(stage, candidate::add_1_naive);
+        time_add(stage, candidate::add_1_naive, nullptr, reference::add_1_naive);
+    });
+}
+
+TEST_CASE("stage 2: float4 add", "[stage2]")
+{
+    wb::grade_stage(2, [](wb::Stage& stage) {
+        check_add(stage, candidate::add_2_vectorized);
+        time_add(stage, candidate::add_2_vectorized, reference::add_1_naive, reference::add_2_vectorized);
+    });
+}
+
+TEST_CASE("stage 3: fused add + activation", "[stage3]")
+{
+    wb::grade_stage(3, [](wb::Stage& stage) {
+        check_add_act<float>(stage, candidate::add_act_3_fused);
+        if (!stage.measures_speed()) return;   // nothing timed (CPU emulator, WORKBOOK_CORRECTNESS_ONLY): no large inputs
+        const int64_t n = kTimedElements;
+        wb::DeviceBuffer<float> a(n), b(n), sum(n), y(n);
+        wb::fill_uniform_device(a.data(), n, wb::seed() + 21, -4.f, 4.f, stage.stream());
+        wb::fill_uniform_device(b.data(), n, wb::seed() + 22, -4.f, 4.f, stage.stream());
+        const Activation act = Activation::sigmoid;
+        wb::SpeedCase speed;
+        speed.description = "2^26 + 3 floats, sigmoid";
+        speed.candidate = [&](cudaStream_t s) { candidate::add_act_3_fused(a.data(), b.data(), y.data(), n, act, s); };
+        speed.current_reference = [&](cudaStream_t s) {
+            reference::add_act_3_fused(a.data(), b.data(), y.data(), n, act, s);
+        };
+        speed.previous_reference = [&](cudaStream_t s) {
+            reference::add_2_vectorized(a.data(), b.data(), sum.data(), n, s);
+            ch01::activation_pass(sum.data(), y.data(), n, act, s);
+        };
+        speed.previous_label = "the unfused pair (stage 2 add, then an activation kernel)";
+        speed.bytes = 3.0 * n * sizeof(float);
+        speed.recheck = [&] { recheck_add_act<float>(stage, candidate::add_act_3_fused, a, b, y, n, act); };
+        stage.check_speed(speed);
+    });
+}
+
+TEST_CASE("stage 4: half precision", "[stage4]")
+{
+    wb::grade_stage(4, [](wb::Stage& stage) {
+        check_add_act<__half>(stage, candidate::add_act_4_half2);
+        if (!stage.measures_speed()) return;   // nothing timed (CPU emulator, WORKBOOK_CORRECTNESS_ONLY): no large inputs
+        const int64_t n = kTimedElements;
+        wb::DeviceBuffer<__half> a(n), b(n), y(n);
+        wb::DeviceBuffer<float> af(n), bf(n), yf(n);
+        wb::fill_uniform_device(a.data(), n, wb::seed() + 31, -4.f, 4.f, stage.stream());
+        wb::fill_uniform_device(b.data(), n, wb::seed() + 32, -4.f, 4.f, stage.stream());
+        wb::fill_uniform_device(af.data(), n, wb::seed() + 33, -4.f, 4.f, stage.stream());
+        wb::fill_uniform_device(bf.data(), n, wb::seed() + 34, -4.f, 4.f, stage.stream());
+        const Activation act = Activation::sigmoid;
+        wb::SpeedCase speed;
+        speed.description = "2^26 + 3 halves, sigmoid";
+        speed.candidate = [&](cudaStream_t s) { candidate::add_act_4_half2(a.data(), b.data(), y.data(), n, act, s); };
+        speed.current_reference = [&](cudaStream_t s) {
+            reference::add_act_4_half2(a.data(), b.data(), y.data(), n, act, s);
+        };
+        speed.previous_reference = [&](cudaStream_t s) {
+            reference::add_act_3_fused(af.data(), bf.data(), yf.data(), n, act, s);
+        };
+        speed.previous_label = "reference stage 3 on as many floats";
+        speed.bytes = 3.0 * n * sizeof(__half);
+        speed.recheck = [&] { recheck_add_act<__half>(stage, candidate::add_act_4_half2, a, b, y, n, act); };
+        stage.check_speed(speed);
+    });
+}
+
+// `make bench`: every reference stage at the size of the anchor measurements (2^28 elements).
+TEST_CASE("bench: chapter 1", "[.bench]")
+{
+    if (!wb::bench_can_run()) return;
+    const int64_t n = int64_t(1) << 28;
+    const std::string shape = std::to_string(n);
+    wb::Stream stream;
+    const cudaStream_t s = stream.get();
+    wb::DeviceBuffer<float> a(n), b(n), c(n), d(n);
+    wb::fill_uniform_device(a.data(), n, 1, -4.f, 4.f, s);
+    wb::fill_uniform_device(b.data(), n, 2, -4.f, 4.f, s);
+    const double bytes3 = 3.0 * n * sizeof(float);
+    auto row = [&](const std::string& op, const std::string& variant, int stage_id, double ms, double bytes,
+                   const std::string& dtype) { wb::print_bench_row({op, variant, shape, dtype, ms, bytes, 0.0, stage_id}); };
+    row("copy", "cudaMemcpyAsync device to device", 0,
+        wb::median_ms(s, [&](cudaStream_t st) {
+            WB_CUDA_CHECK(cudaMemcpyAsync(c.data(), a.data(), n * sizeof(float), cudaMemcpyDeviceToDevice, st));
+        }),
+        2.0 * n * sizeof(float), "float32");
+    row("add", "stage 1: naive add", 1,
+        wb::median_ms(s, [&](cudaStream_t st) { reference::add_1_naive(a.data(), b.data(), c.data(), n, st); }), bytes3,
+        "float32");
+    row("add", "stage 2: float4 add", 2,
+        wb::median_ms(s, [&](cudaStream_t st) { reference::add_2_vectorized(a.data(), b.data(), c.data(), n, st); }),
+        bytes3, "float32");
+    for (Activation act : {Activation::relu, Activation::sigmoid}) {
+        row("add+" + name_of(act), "unfused: stage 2 add, then activation", 0,
+            wb::median_ms(s, [&](cudaStream_t st) {
+                reference::add_2_vectorized(a.data(), b.data(), c.data(), n, st);
+                ch01::activation_pass(c.data(), d.data(), n, act, st);
+            }),
+            bytes3, "float32");
+        row("add+" + name_of(act), "stage 3: fused", 3,
+            wb::median_ms(s, [&](cudaStream_t st) { reference::add_act_3_fused(a.data(), b.data(), c.data(), n, act, st); }),
+            bytes3, "float32");
+    }
+    wb::DeviceBuffer<__half> ha(n), hb(n), hc(n);
+    wb::fill_uniform_device(ha.data(), n, 3, -4.f, 4.f, s);
+    wb::fill_uniform_device(hb.data(), n, 4, -4.f, 4.f, s);
+    for (Activation act : {Activation::relu, Activation::sigmoid}) {
+        row("add+" + name_of(act), "stage 4: half precision", 4,
+            wb::median_ms(s, [&](cudaStream_t st) { reference::add_act_4_half2(ha.data(), hb.data(), hc.data(), n, act, st); }),
+            3.0 * n * sizeof(__half), "float16");
+    }
+}

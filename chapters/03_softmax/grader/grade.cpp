@@ -1,0 +1,322 @@
+// Chapter 3 grader: every stage against a float64 CPU reference on adversarial rows, then timed
+// against the reference stages in the same run. See harness/stage.hpp for the rules.
+#define WORKBOOK_TRACK reference
+#include "03_softmax/stages.cuh"
+#undef WORKBOOK_TRACK
+#define WORKBOOK_TRACK learner
+#include "03_softmax/stages.cuh"
+#undef WORKBOOK_TRACK
+
+#include "03_softmax/grader/reference.hpp"
+#include "harness/chapter_grader.hpp"
+#include "harness/sampling.hpp"
+
+#include <cfloat>
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+namespace {
+
+using std::int64_t;
+
+template <typename T>
+using Launcher = void (*)(const T*, T*, int64_t, int64_t, cudaStream_t);
+
+/// Row lengths every stage must get right: tiny ones (narrow thread groups), around the warp size
+/// and the vector widths (every remainder mod 4 and mod 8), around 1024 and 2048 (the register
+/// paths' limits), powers of two and their neighbours up to 32768, and past the shared memory of
+/// any GPU (65537 floats are 256 KB).
+const std::vector<int64_t> kCols = {1,    2,    3,    4,    5,    7,     8,     9,     16,    17,   31,
+                                    32,   33,   63,   64,   65,   100,   127,   128,   129,   255,  256,
+                                    257,  500,  513,  1000, 1023, 1024,  1025,  1536,  2047,  2048, 2049,
+                                    3001, 4096, 4099, 8191, 8192, 12289, 16384, 16387, 32768, 32771, 65537};
+
+/// What the special rows at the top of every test matrix hold (the report names the row).
+const char* const kSpecialRows[] = {
+    "one finite value, every other value -inf",
+    "the maximum in the last column (a missed tail changes every value)",
+    "ties: every value equal",
+    "values near 1e4 (exp overflows unless the maximum is subtracted)",
+    "huge values: +-FLT_MAX or +-1e30, the maximum twice",
+    "every value far below zero, in [-120, -100)",
+    "every value near -1e30 (-6e4 in fp16), the maximum twice",
+    "-inf mixed with finite values (every odd column -inf)",
+};
+constexpr int64_t kSpecial = 8;
+
+/// The first special row whose values are all far below zero: every row from here on is lost by a
+/// maximum that starts at 0 or is never subtracted (every exp underflows to 0, and 0 / 0 is NaN).
+constexpr int64_t kFirstNegativeRow = 5;
+
+enum class Kind { softmax, log_softmax };
+
+/// A test matrix: kSpecial special rows, then random rows in [-8, 8).
+template <typename T>
+std::vector<T> make_input(int64_t rows, int64_t cols, Kind kind, wb::Rng& rng)
+{
+    constexpr bool is_half = std::is_same_v<T, __half>;
+    std::vector<float> x = wb::uniform_floats(rows * cols, -8.f, 8.f, rng);
+    auto row = [&](int64_t r) { return x.data() + r * cols; };
+    // Row 0: -inf everywhere but one random column.
+    std::fill(row(0), row(0) + cols, -INFINITY);
+    row(0)[rng.integer(0, static_cast<int>(cols - 1))] = rng.uniform(-3.f, 3.f);
+    // Row 1: values in [-4, 4), the last one far above them.
+    for (int64_t c = 0; c < cols; ++c) row(1)[c] = rng.uniform(-4.f, 4.f);
+    row(1)[cols - 1] = 12.f;
+    // Row 2: all equal.
+    std::fill(row(2), row(2) + cols, 3.25f);
+    // Row 3: large values close together (fp16 has 32 between neighbours near 6e4).
+    for (int64_t c = 0; c < cols; ++c) row(3)[c] = is_half ? rng.uniform(59800.f, 60000.f) : rng.uniform(9980.f, 1e4f);
+    // Row 4: huge magnitudes; the maximum appears in the first and the last column.
+    const float huge = is_half ? 65504.f : (kind == Kind::softmax ? FLT_MAX : 1e30f);
+    for (int64_t c = 0; c < cols; ++c) row(4)[c] = rng.uniform(-1.f, 1.f) * (is_half ? 6e4f : 1e30f);
+    if (cols >= 3) row(4)[1] = -huge;   // x - max overflows to -inf for FLT_MAX: exp gives 0, as it should
+    row(4)[0] = huge;
+    row(4)[cols - 1] = huge;
+    // Row 5: every value far below zero: exp(x) underflows unless the row maximum is subtracted.
+    for (int64_t c = 0; c < cols; ++c) row(5)[c] = rng.uniform(-120.f, -100.f);
+    // Row 6: values near -1e30 (every exp(x) is 0); the maximum in the first and the last column.
+    const float low = is_half ? -6e4f : -1e30f;
+    for (int64_t c = 0; c < cols; ++c) row(6)[c] = low * rng.uniform(1.f, is_half ? 1.09f : 2.f);
+    row(6)[0] = low;
+    row(6)[cols - 1] = low;
+    // Row 7: -inf in every odd column, ordinary values in the others (column 0 is always finite).
+    for (int64_t c = 1; c < cols; c += 2) row(7)[c] = -INFINITY;
+    return wb::convert_from_float<T>(x);
+}
+
+/// The tolerance of README.md, "Tolerances", for one input.
+template <typename T>
+wb::Tolerance tolerance_for(const std::vector<T>& x, int64_t rows, int64_t cols, double depth, Kind kind)
+{
+    const double e = ch03::softmax_error_bound(ch03::value_spread(x, rows, cols), depth);
+    if (kind == Kind::log_softmax) return {e, 4 * 0x1.0p-24};   // absolute E, plus the final roundings
+    if constexpr (std::is_same_v<T, __half>) {
+        return {0x1.0p-25, 0x1.0p-11 + e};   // half an fp16 ulp (2^-25 among subnormals) plus the float error
+    } else {
+        return {0x1.0p-126, e};   // exp(x - max) below 2^-126 may flush to zero
+    }
+}
+
+/// Names the special row a failure was found in, so that the learner knows which case broke.
+std::string describe_row(const wb::CompareReport& report, int64_t cols)
+{
+    if (report.ok || report.first_bad < 0 || report.untouched > 0) return "";
+    const int64_t r = report.first_bad / cols;
+    if (r >= kFirstNegativeRow && r < kSpecial - 1) {
+        return "\n  row " + std::to_string(r) + " is the special row: " + kSpecialRows[r] +
+               ". Every exp(x) of this row underflows to 0 unless the row maximum is subtracted first, and 0 / 0 "
+               "is NaN: start the maximum at -INFINITY (not 0) and subtract it.";
+    }
+    if (r < kSpecial) return "\n  row " + std::to_string(r) + " is the special row: " + kSpecialRows[r] + ".";
+    return "\n  row " + std::to_string(r) + " holds random values in [-8, 8).";
+}
+
+/// How deep a chain of additions a stage may build: all of a row in one thread for stage 1, a
+/// row shared by at least 32 threads for the others.
+double depth_of(int stage, int64_t cols)
+{
+    return stage == 1 ? static_cast<double>(cols) : std::ceil(cols / 32.0) + 16.0;
+}
+
+template <typename T>
+void check_once(wb::Stage& stage, Launcher<T> launch, int64_t rows, int64_t cols, Kind kind, wb::Rng& rng)
+{
+    const std::vector<T> x = make_input<T>(rows, cols, kind, rng);
+    wb::DeviceBuffer<T> dx(x), dy(x.size());
+    dy.poison();
+    stage.run([&](cudaStream_t s) { launch(dx.data(), dy.data(), rows, cols, s); });
+    auto expected = ch03::softmax_reference(x, rows, cols, kind == Kind::log_softmax);
+    const wb::Tolerance tolerance = tolerance_for(x, rows, cols, depth_of(stage.info().id, cols), kind);
+    // exp (and, for log-softmax, log) is part of the operation: an overflow of exp or a log of 0 can
+    // explain non-finite outputs here.
+    wb::CompareReport report = wb::compare(expected, dy.download(), tolerance, wb::Layout::matrix(rows, cols),
+                                           wb::Operation::exponential(kind == Kind::log_softmax));
+    report.message += describe_row(report, cols);
+    stage.expect(report, std::to_string(rows) + " x " + std::to_string(cols));
+}
+
+/// Every row length up to @p max_cols, then many rows of a short length (odd and even row counts).
+template <typename T>
+void check_all(wb::Stage& stage, Launcher<T> launch, int64_t max_cols, Kind kind = Kind::softmax,
+               std::vector<int64_t> extra_cols = {})
+{
+    wb::Rng rng(3 + static_cast<std::uint64_t>(kind));
+    std::vector<int64_t> cols_list = kCols;
+    cols_list.insert(cols_list.end(), extra_cols.begin(), extra_cols.end());
+    for (int64_t cols : cols_list) {
+        if (cols > max_cols) continue;
+        // A few rows for long rows, more for short ones; total parity alternates with cols.
+        int64_t random_rows = std::min<int64_t>(61, std::max<int64_t>(2, 150000 / cols));
+        if ((kSpecial + random_rows) % 2 == cols % 2) ++random_rows;
+        check_once<T>(stage, launch, kSpecial + random_rows, cols, kind, rng);
+    }
+    for (int64_t cols : {5, 32, 96}) {
+        if (cols <= max_cols) check_once<T>(stage, launch, 4099, cols, kind, rng);
+    }
+    // More rows than a grid's y (or z) dimension can hold (65535): a launch that maps rows to
+    // blockIdx.y is rejected. Three columns keep the emulated run cheap. On a GPU also more rows
+    // than 16 per block along y could cover.
+    check_once<T>(stage, launch, 70001, 3, kind, rng);
+    if (!wb::emulated()) check_once<T>(stage, launch, 1048577, 2, kind, rng);
+}
+
+/// Compares eight windows of 32 rows of a timed output with the reference: the first rows, the last
+/// ones and six spread between (timing inputs are too large to check entirely on the CPU).
+template <typename T>
+void recheck_rows(wb::Stage& stage, const wb::DeviceBuffer<T>& dx, const wb::DeviceBuffer<T>& dy, int64_t rows,
+                  int64_t cols, double depth, Kind kind)
+{
+    const int64_t keep = std::min<int64_t>(32, rows);
+    for (int64_t first : wb::spread_windows(rows, keep, 8)) {
+        const std::vector<T> xs = wb::download_part(dx.data(), first * cols, keep * cols);
+        const std::vector<T> ys = wb::download_part(dy.data(), first * cols, keep * cols);
+        const auto expected = ch03::softmax_reference(xs, keep, cols, kind == Kind::log_softmax);
+        stage.expect(wb::compare(expected, ys, tolerance_for(xs, keep, cols, depth, kind), wb::Layout::matrix(keep, cols),
+                                 wb::Operation::exponential(kind == Kind::log_softmax)),
+                     "the timed input after timing, rows " + std::to_string(first) + " to " +
+                         std::to_string(first + keep - 1) + " (row numbers below count from " +
+                         std::to_string(first) + ")");
+    }
+}
+
+/// The speed check of a float stage against an earlier reference stage on one shape.
+void time_stage(wb::Stage& stage, Launcher<float> candidate, Launcher<float> previous, Launcher<float> current,
+                int64_t rows, int64_t cols, const std::string& previous_label = "")
+{
+    if (!stage.measures_speed()) return;   // nothing timed (CPU emulator, WORKBOOK_CORRECTNESS_ONLY): no large inputs
+    wb::DeviceBuffer<float> x(rows * cols), y(rows * cols);
+    wb::fill_uniform_device(x.data(), rows * cols, wb::seed() + 31 + stage.info().id, -8.f, 8.f, stage.stream());
+    auto launch_of = [&](Launcher<float> f) {
+        return [&, f](cudaStream_t s) { f(x.data(), y.data(), rows, cols, s); };
+    };
+    wb::SpeedCase speed;
+    speed.description = std::to_string(rows) + " x " + std::to_string(cols) + " floats";
+    speed.candidate = launch_of(candidate);
+    speed.previous_reference = launch_of(previous);
+    speed.current_reference = launch_of(current);
+    speed.previous_label = previous_label;
+    speed.bytes = 2.0 * rows * cols * sizeof(float);   // x read once, y written once
+    speed.recheck = [&] {
+        y.poison();
+        stage.run(launch_of(candidate));
+        recheck_rows(stage, x, y, rows, cols, depth_of(stage.info().id, cols), Kind::softmax);
+    };
+    stage.check_speed(speed);
+}
+
+}  // namespace
+
+TEST_CASE("stage 1: three kernels", "[stage1]")
+{
+    wb::grade_stage(1, [](wb::Stage& stage) {
+        check_all<float>(stage, candidate::softmax_1_three_kernels, 65537);
+        if (!stage.measures_speed()) return;   // nothing timed (CPU emulator, WORKBOOK_CORRECTNESS_ONLY): no large inputs
+        // No target: report the bandwidth on the shape stage 2 is timed on.
+        wb::DeviceBuffer<float> x(65536 * 1024), y(65536 * 1024);
+        wb::fill_uniform_device(x.data(), 65536 * 1024, wb::seed() + 30, -8.f, 8.f, stage.stream());
+        wb::SpeedCase speed;
+        speed.description = "65536 x 1024 floats";
+        speed.candidate = [&](cudaStream_t s) { candidate::softmax_1_three_kernels(x.data(), y.data(), 65536, 1024, s); };
+        speed.current_reference = [&](cudaStream_t s) {
+            reference::softmax_1_three_kernels(x.data(), y.data(), 65536, 1024, s);
+        };
+        speed.bytes = 2.0 * 65536 * 1024 * sizeof(float);
+        speed.recheck = [&] {
+            y.poison();
+            stage.run(speed.candidate);
+            recheck_rows(stage, x, y, 65536, 1024, depth_of(1, 1024), Kind::softmax);
+        };
+        stage.check_speed(speed);
+    });
+}
+
+TEST_CASE("stage 2: one block per row", "[stage2]")
+{
+    wb::grade_stage(2, [](wb::Stage& stage) {
+        check_all<float>(stage, candidate::softmax_2_block_per_row, 65537);
+        time_stage(stage, candidate::softmax_2_block_per_row, reference::softmax_1_three_kernels,
+                   reference::softmax_2_block_per_row, 65536, 1024);
+    });
+}
+
+TEST_CASE("stage 3: one warp per row", "[stage3]")
+{
+    wb::grade_stage(3, [](wb::Stage& stage) {
+        check_all<float>(stage, candidate::softmax_3_warp_per_row, 65537);
+        time_stage(stage, candidate::softmax_3_warp_per_row, reference::softmax_2_block_per_row,
+                   reference::softmax_3_warp_per_row, 524288, 128);
+    });
+}
+
+TEST_CASE("stage 4: row in registers", "[stage4]")
+{
+    wb::grade_stage(4, [](wb::Stage& stage) {
+        check_all<float>(stage, candidate::softmax_4_warp_registers, ch03::kWarpRegistersMaxCols);
+        time_stage(stage, candidate::softmax_4_warp_registers, reference::softmax_3_warp_per_row,
+                   reference::softmax_4_warp_registers, 65536, 1024);
+    });
+}
+
+TEST_CASE("stage 5: online softmax", "[stage5]")
+{
+    wb::grade_stage(5, [](wb::Stage& stage) {
+        check_all<float>(stage, candidate::softmax_5_online, 65537);
+        time_stage(stage, candidate::softmax_5_online, reference::softmax_2_block_per_row, reference::softmax_5_online,
+                   2048, 32768, "reference stage 2 (the other block-per-row stage)");
+    });
+}
+
+TEST_CASE("stage 6: dispatch, fp16, log-softmax", "[stage6]")
+{
+    wb::grade_stage(6, [](wb::Stage& stage) {
+        check_all<float>(stage, candidate::softmax_6_dispatch, 65537);
+        check_all<__half>(stage, candidate::softmax_6_dispatch_half, 131073, Kind::softmax, {131073});
+        check_all<float>(stage, candidate::log_softmax_6_dispatch, 65537, Kind::log_softmax);
+        time_stage(stage, candidate::softmax_6_dispatch, reference::softmax_4_warp_registers,
+                   reference::softmax_6_dispatch, 2097152, 32, "reference stage 4 (whole warps per row)");
+    });
+}
+
+// `make bench`: the reference stages at the shapes of the OneFlow softmax article, fp32 and fp16.
+// tools/torch_baseline.py times PyTorch on the same shapes (tools/workbook.py bench runs both).
+TEST_CASE("bench: chapter 3", "[.bench]")
+{
+    if (!wb::bench_can_run()) return;
+    wb::Stream stream;
+    const cudaStream_t s = stream.get();
+    const std::vector<std::pair<int64_t, int64_t>> shapes = {
+        {49152, 32},   {49152, 128},  {49152, 512},   {49152, 1024},  {49152, 2048},
+        {49152, 4096}, {49152, 8192}, {24576, 16384}, {12288, 32768}};
+    const int64_t most = 49152 * 8192;
+    wb::DeviceBuffer<float> x(most), y(most);
+    wb::DeviceBuffer<__half> hx(most), hy(most);
+    wb::fill_uniform_device(x.data(), most, 1, -8.f, 8.f, s);
+    wb::fill_uniform_device(hx.data(), most, 2, -8.f, 8.f, s);
+    for (const auto& rows_cols : shapes) {
+        const int64_t rows = rows_cols.first;
+        const int64_t cols = rows_cols.second;
+        const std::string shape = "[" + std::to_string(rows) + ", " + std::to_string(cols) + "]";
+        auto row = [&](const std::string& op, const std::string& variant, int stage_id, const std::string& dtype,
+                       double element_bytes, const wb::Launch& launch) {
+            wb::print_bench_row({op, variant, shape, dtype, wb::median_ms(s, launch), 2.0 * rows * cols * element_bytes,
+                                 0.0, stage_id});
+        };
+        auto f32 = [&](Launcher<float> f) {
+            return [&, f](cudaStream_t st) { f(x.data(), y.data(), rows, cols, st); };
+        };
+        if (cols <= 1024) row("softmax", "stage 1: three kernels", 1, "float32", 4, f32(reference::softmax_1_three_kernels));
+        row("softmax", "stage 2: one block per row", 2, "float32", 4, f32(reference::softmax_2_block_per_row));
+        row("softmax", "stage 3: one warp per row", 3, "float32", 4, f32(reference::softmax_3_warp_per_row));
+        if (cols <= ch03::kWarpRegistersMaxCols) {
+            row("softmax", "stage 4: row in registers", 4, "float32", 4, f32(reference::softmax_4_warp_registers));
+        }
+        row("softmax", "stage 5: online softmax", 5, "float32", 4, f32(reference::softmax_5_online));
+        row("softmax", "stage 6: dispatch", 6, "float32", 4, f32(reference::softmax_6_dispatch));
+        row("softmax", "stage 6: dispatch (fp16)", 6, "float16", 2, [&](cudaStream_t st) {
+            reference::softmax_6_dispatch_half(hx.data(), hy.data(), rows, cols, st);
+        });
+        row("log_softmax", "stage 6: dispatch", 6, "float32", 4, f32(reference::log_softmax_6_dispatch));
+    }
+}

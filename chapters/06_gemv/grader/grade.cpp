@@ -1,0 +1,226 @@
+// Chapter 6 grader: every stage against a float64 CPU reference, on small integers (exact) and on
+// random values (within the error bound of a float32 dot product), then timed against the
+// reference stages (the last stage: against cuBLAS) in the same run.
+// See harness/stage.hpp for the rules.
+#define WORKBOOK_TRACK reference
+#include "06_gemv/stages.cuh"
+#undef WORKBOOK_TRACK
+#define WORKBOOK_TRACK learner
+#include "06_gemv/stages.cuh"
+#undef WORKBOOK_TRACK
+
+#include "06_gemv/grader/baselines.hpp"
+#include "06_gemv/grader/reference.hpp"
+#include "harness/chapter_grader.hpp"
+
+#include <utility>
+
+namespace {
+
+using std::int64_t;
+using Launcher = void (*)(const float*, const float*, float*, int64_t, int64_t, cudaStream_t);
+
+struct Shape {
+    int64_t M, K;
+};
+
+/// Shapes every stage must get right: K = 1, 3, 33, 1001 and every remainder mod 4; K below, at
+/// and above every group width of stage 4 (4, 8, 16, 32, 64, 128 floats); tall (M >> K), wide
+/// (K >> M) and square; and shapes that reach every branch of stage 6's dispatch (K / 4 = 1, 2, 4,
+/// up to 32, up to 255, from 256 on, and K % 4 != 0).
+const std::vector<Shape> kShapes = {
+    {1, 1},      {1, 3},      {3, 1},      {7, 5},       {33, 33},    {1, 1001},   {1001, 1},   {1000, 3},
+    {3, 1000},   {100, 4},    {100, 8},    {257, 16},    {257, 32},   {129, 64},   {1000, 128}, {65, 127},
+    {64, 129},   {500, 200},  {1001, 1001}, {5000, 33},  {20000, 16}, {30001, 4},  {10000, 8},  {2, 100003},
+    {64, 65536}, {20000, 260}, {40000, 32}, {100, 1020}, {300, 1024}, {3, 4096},
+    {70001, 3}};   // more rows than a grid's y dimension holds (65535)
+
+/// Checked on a GPU only: more rows than 16 per block along y could cover (a warp per row, 8 or 16
+/// rows per block, on gridDim.y).
+const std::vector<Shape> kManyRowShapes = {{1048577, 3}};
+
+/// The five benchmark shapes (the chapter's goal and stage 6's timed case).
+const std::vector<Shape> kBenchShapes = {{16384, 16384}, {65536, 4096}, {4096, 65536}, {1048576, 128}, {4194304, 32}};
+
+std::string shape_label(const Shape& s) { return std::to_string(s.M) + " x " + std::to_string(s.K); }
+
+double gemv_bytes(const Shape& s) { return 4.0 * (static_cast<double>(s.M) * s.K + s.K + s.M); }
+
+/// The error bound of a float32 dot product of length K summed in any order (K additions and the
+/// rounding of the products: depth K + 1), for the row with the largest sum |A_ik x_k|.
+wb::Tolerance dot_tolerance(const ch06::GemvReference& ref, int64_t K)
+{
+    return wb::Tolerance::sum_of(ref.max_sum_abs, static_cast<double>(K + 1));
+}
+
+/// Runs @p gemv once on the given inputs and compares y with the CPU reference.
+void check_once(wb::Stage& stage, Launcher gemv, const std::vector<float>& A, const std::vector<float>& x, const Shape& s,
+                bool exact, const std::string& label)
+{
+    wb::DeviceBuffer<float> dA(A), dx(x), dy(static_cast<std::size_t>(s.M));
+    dy.poison();
+    stage.run([&](cudaStream_t st) { gemv(dA.data(), dx.data(), dy.data(), s.M, s.K, st); });
+    const ch06::GemvReference ref = ch06::gemv_reference(A, x, s.M, s.K);
+    stage.expect(wb::compare(ref.y, dy.download(), exact ? wb::Tolerance::exact() : dot_tolerance(ref, s.K)), label);
+}
+
+void check_gemv(wb::Stage& stage, Launcher gemv)
+{
+    wb::Rng rng(6);
+    std::vector<Shape> shapes = kShapes;
+    if (!wb::emulated()) shapes.insert(shapes.end(), kManyRowShapes.begin(), kManyRowShapes.end());
+    for (const Shape& s : shapes) {
+        // Small integers: products <= 64 and |partial sums| <= 64 K < 2^24, exact in any order.
+        const auto Ai = wb::nonzero_small_integers(static_cast<std::size_t>(s.M * s.K), 8, rng);
+        const auto xi = wb::nonzero_small_integers(static_cast<std::size_t>(s.K), 8, rng);
+        check_once(stage, gemv, Ai, xi, s, true, shape_label(s) + ", small integers (exact)");
+        // The many-row shape is there for the grid (rows past gridDim.y's 65535): one run of it is
+        // enough, and on the CPU emulator a second one costs minutes for the block-per-row stage.
+        if (s.M > 65535 && wb::emulated()) continue;
+        const auto Af = wb::uniform_floats(static_cast<std::size_t>(s.M * s.K), -1.f, 1.f, rng);
+        const auto xf = wb::uniform_floats(static_cast<std::size_t>(s.K), -1.f, 1.f, rng);
+        check_once(stage, gemv, Af, xf, s, false, shape_label(s) + ", random values");
+    }
+}
+
+/// Device inputs large enough for every timed shape (M * K <= 2^28, K <= 2^18, M <= 2^22).
+struct TimedInputs {
+    wb::DeviceBuffer<float> A, x, y;
+    explicit TimedInputs(cudaStream_t stream)
+        : A(std::size_t(1) << 28), x(std::size_t(1) << 18), y(std::size_t(1) << 22)
+    {
+        wb::fill_uniform_device(A.data(), static_cast<int64_t>(A.size()), wb::seed() + 61, -1.f, 1.f, stream);
+        wb::fill_uniform_device(x.data(), static_cast<int64_t>(x.size()), wb::seed() + 62, -1.f, 1.f, stream);
+    }
+};
+
+/// Checks y for shape @p s against the CPU reference computed from the device inputs themselves.
+void recheck(wb::Stage& stage, Launcher gemv, TimedInputs& in, const Shape& s)
+{
+    in.y.poison();
+    stage.run([&](cudaStream_t st) { gemv(in.A.data(), in.x.data(), in.y.data(), s.M, s.K, st); });
+    std::vector<float> A(static_cast<std::size_t>(s.M * s.K)), x(static_cast<std::size_t>(s.K)),
+        y(static_cast<std::size_t>(s.M));
+    WB_CUDA_CHECK(cudaMemcpy(A.data(), in.A.data(), A.size() * sizeof(float), cudaMemcpyDeviceToHost));
+    WB_CUDA_CHECK(cudaMemcpy(x.data(), in.x.data(), x.size() * sizeof(float), cudaMemcpyDeviceToHost));
+    WB_CUDA_CHECK(cudaMemcpy(y.data(), in.y.data(), y.size() * sizeof(float), cudaMemcpyDeviceToHost));
+    const ch06::GemvReference ref = ch06::gemv_reference(A, x, s.M, s.K);
+    stage.expect(wb::compare(ref.y, y, dot_tolerance(ref, s.K)), shape_label(s) + " (the timed inputs, after timing)");
+}
+
+void time_gemv(wb::Stage& stage, Launcher gemv, Launcher previous, Launcher current, const Shape& s)
+{
+    if (!stage.measures_speed()) return;   // nothing timed (CPU emulator, WORKBOOK_CORRECTNESS_ONLY): no large inputs
+    TimedInputs in(stage.stream());
+    auto launch_of = [&](Launcher f) {
+        return [&, f](cudaStream_t st) { f(in.A.data(), in.x.data(), in.y.data(), s.M, s.K, st); };
+    };
+    wb::SpeedCase speed;
+    speed.description = shape_label(s);
+    speed.candidate = launch_of(gemv);
+    if (previous) speed.previous_reference = launch_of(previous);
+    speed.current_reference = launch_of(current);
+    speed.bytes = gemv_bytes(s);
+    speed.recheck = [&] { recheck(stage, gemv, in, s); };
+    stage.check_speed(speed);
+}
+
+}  // namespace
+
+TEST_CASE("stage 1: one thread per row", "[stage1]")
+{
+    wb::grade_stage(1, [](wb::Stage& stage) {
+        check_gemv(stage, candidate::gemv_1_thread_per_row);
+        time_gemv(stage, candidate::gemv_1_thread_per_row, nullptr, reference::gemv_1_thread_per_row, {65536, 4096});
+    });
+}
+
+TEST_CASE("stage 2: one warp per row", "[stage2]")
+{
+    wb::grade_stage(2, [](wb::Stage& stage) {
+        check_gemv(stage, candidate::gemv_2_warp_per_row);
+        time_gemv(stage, candidate::gemv_2_warp_per_row, reference::gemv_1_thread_per_row,
+                  reference::gemv_2_warp_per_row, {65536, 4096});
+    });
+}
+
+TEST_CASE("stage 3: float4 loads", "[stage3]")
+{
+    wb::grade_stage(3, [](wb::Stage& stage) {
+        check_gemv(stage, candidate::gemv_3_float4);
+        // A wide matrix: 1024 rows are only 1024 warps, so what each warp keeps in flight decides.
+        time_gemv(stage, candidate::gemv_3_float4, reference::gemv_2_warp_per_row, reference::gemv_3_float4,
+                  {1024, 262144});
+    });
+}
+
+TEST_CASE("stage 4: groups of lanes per row", "[stage4]")
+{
+    wb::grade_stage(4, [](wb::Stage& stage) {
+        check_gemv(stage, candidate::gemv_4_subwarp);
+        time_gemv(stage, candidate::gemv_4_subwarp, reference::gemv_3_float4, reference::gemv_4_subwarp,
+                  {4194304, 32});
+    });
+}
+
+TEST_CASE("stage 5: one block per row", "[stage5]")
+{
+    wb::grade_stage(5, [](wb::Stage& stage) {
+        check_gemv(stage, candidate::gemv_5_block_per_row);
+        time_gemv(stage, candidate::gemv_5_block_per_row, reference::gemv_4_subwarp, reference::gemv_5_block_per_row,
+                  {1024, 262144});
+    });
+}
+
+TEST_CASE("stage 6: dispatch by K", "[stage6]")
+{
+    wb::grade_stage(6, [](wb::Stage& stage) {
+        check_gemv(stage, candidate::gemv_6_dispatch);
+        // Timed: the five benchmark shapes one after the other, against cuBLAS on the same shapes.
+        if (!stage.measures_speed()) return;   // nothing timed (CPU emulator, WORKBOOK_CORRECTNESS_ONLY): no large inputs
+        TimedInputs in(stage.stream());
+        auto all_shapes = [&](Launcher f) {
+            return [&, f](cudaStream_t st) {
+                for (const Shape& s : kBenchShapes) f(in.A.data(), in.x.data(), in.y.data(), s.M, s.K, st);
+            };
+        };
+        double bytes = 0.0;
+        for (const Shape& s : kBenchShapes) bytes += gemv_bytes(s);
+        wb::SpeedCase speed;
+        speed.description = "16384 x 16384, 65536 x 4096, 4096 x 65536, 1048576 x 128, 4194304 x 32 in a row";
+        speed.candidate = all_shapes(candidate::gemv_6_dispatch);
+        speed.current_reference = all_shapes(reference::gemv_6_dispatch);
+        speed.previous_reference = all_shapes(ch06::cublas_gemv);
+        speed.previous_label = "cuBLAS cublasSgemv on the same shapes";
+        speed.bytes = bytes;
+        speed.recheck = [&] {
+            for (const Shape& s : kBenchShapes) recheck(stage, candidate::gemv_6_dispatch, in, s);
+        };
+        stage.check_speed(speed);
+    });
+}
+
+// `make bench`: cuBLAS and every reference stage at the five anchor shapes.
+TEST_CASE("bench: chapter 6", "[.bench]")
+{
+    if (!wb::bench_can_run()) return;
+    wb::Stream stream;
+    const cudaStream_t s = stream.get();
+    TimedInputs in(s);
+    const Launcher stages[] = {reference::gemv_1_thread_per_row, reference::gemv_2_warp_per_row,
+                               reference::gemv_3_float4,         reference::gemv_4_subwarp,
+                               reference::gemv_5_block_per_row,  reference::gemv_6_dispatch};
+    const char* names[] = {"stage 1: thread per row",  "stage 2: warp per row", "stage 3: float4",
+                           "stage 4: lane groups",     "stage 5: block per row", "stage 6: dispatch by K"};
+    for (const Shape& shape : kBenchShapes) {
+        const std::string label = "[" + std::to_string(shape.M) + ", " + std::to_string(shape.K) + "]";
+        auto time = [&](Launcher f) {
+            return wb::median_ms(s, [&](cudaStream_t st) { f(in.A.data(), in.x.data(), in.y.data(), shape.M, shape.K, st); });
+        };
+        wb::print_bench_row({"gemv", "cuBLAS cublasSgemv", label, "float32", time(ch06::cublas_gemv), gemv_bytes(shape),
+                             0.0, 0});
+        for (int k = 0; k < 6; ++k) {
+            wb::print_bench_row({"gemv", names[k], label, "float32", time(stages[k]), gemv_bytes(shape), 0.0, k + 1});
+        }
+    }
+}

@@ -1,0 +1,352 @@
+// Chapter 7 grader: every stage on small and odd shapes against a float64 CPU reference, on large
+// shapes against cuBLAS (TF32 off), then timed against the reference stages in the same run. See
+// harness/stage.hpp for the rules and chapters/07_sgemm/grader/reference.hpp for the tolerances.
+#define WORKBOOK_TRACK reference
+#include "07_sgemm/stages.cuh"
+#undef WORKBOOK_TRACK
+#define WORKBOOK_TRACK learner
+#include "07_sgemm/stages.cuh"
+#undef WORKBOOK_TRACK
+
+#include "07_sgemm/grader/baselines.hpp"
+#include "07_sgemm/grader/reference.hpp"
+#include "harness/chapter_grader.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+using Sgemm = void (*)(int, int, int, float, const float*, const float*, float, float*, cudaStream_t);
+
+/// One graded problem: C (M x N) = alpha * A (M x K) * B (K x N) + beta * C.
+struct Case {
+    int M, N, K;
+    float alpha, beta;
+};
+
+std::string describe(const Case& c)
+{
+    char text[160];
+    std::snprintf(text, sizeof text, "M x N x K = %d x %d x %d, alpha = %g, beta = %g%s", c.M, c.N, c.K, c.alpha,
+                  c.beta, c.beta == 0.0f ? " (C holds NaN: it must not be read)" : "");
+    return text;
+}
+
+/// Checked against the float64 CPU reference. The first case has beta = 0 and a NaN-filled C, so an
+/// untouched skeleton leaves every element unwritten and reports "not implemented yet".
+const Case kSmallCases[] = {
+    {17, 33, 65, 1.25f, 0.0f},     // none of the sizes is a multiple of anything
+    {1, 1, 1, 1.5f, -0.75f},       // the smallest problem
+    {1, 1, 1, 2.0f, 0.0f},
+    {17, 33, 65, 1.5f, -0.75f},
+    {2, 3, 4, -1.0f, 1.0f},
+    {31, 32, 33, 0.5f, 2.0f},      // around a warp
+    {33, 31, 7, 1.0f, 0.0f},
+    {64, 64, 64, 1.0f, 1.0f},      // exact tiles
+    {128, 128, 8, -0.5f, 0.25f},   // exactly one 128 x 128 x 8 tile
+    {129, 127, 9, 1.5f, -0.75f},   // one more and one less than a tile
+    {1, 300, 77, 1.25f, 0.5f},     // a single row
+    {300, 1, 77, 1.25f, 0.5f},     // a single column
+    {5, 4, 1024, 1.0f, 0.0f},      // long dot products
+    {7, 130, 1, 3.0f, -1.0f},      // K = 1
+    {130, 66, 2, 0.75f, 1.5f},     // K smaller than any K step
+    {65, 67, 300, -1.25f, 0.5f},
+    {256, 257, 31, 1.0f, -1.0f},
+};
+
+/// Checked against cuBLAS: shapes too large for a quick CPU reference, with every alignment case
+/// (K and N multiples of 4 or not) and partial tiles along every dimension.
+const Case kLargeCases[] = {
+    {1000, 999, 1001, 1.5f, -0.75f},   // the shape: nothing is a multiple of anything
+    {999, 1000, 131, 1.0f, 0.0f},
+    {1024, 1024, 256, -0.5f, 2.0f},    // every tile full
+    {129, 4100, 516, 1.25f, 0.5f},     // K and N multiples of 4 (float4 path), M one past a tile
+    {515, 516, 1027, 1.25f, 0.5f},     // N multiple of 4, K not
+    {516, 517, 1028, 0.75f, -1.5f},    // K multiple of 4, N not
+    {3, 2000, 4099, 1.0f, 1.0f},       // three long rows
+    // Enough tiles for stage 8's larger tile shapes on a GPU of about 132 SMs (the shapes above are
+    // small enough for its smallest one): 128 x 256 tiles, aligned and not, then 128 x 128 tiles.
+    // K stays small: it does not change which tile shape is used, only the time of the check.
+    {2000, 2052, 67, -1.25f, 0.5f},
+    {1999, 2049, 33, 1.5f, 0.0f},
+    {1280, 1300, 37, 0.75f, -1.5f},
+    {1281, 1299, 19, 1.0f, 1.0f},
+};
+
+/// Inputs are uniform in [-1, 1): the bounds the statistical tolerance is written for.
+constexpr float kInputBound = 1.0f;
+
+/// With beta != 0, C is an input, so it cannot be poisoned before the launch. An element that still
+/// holds its input value bit for bit, where the right result is measurably different, was never
+/// written: it is marked with the poison, so that the report says "never written" (and a skeleton that
+/// writes nothing at all reads as "not implemented yet").
+void mark_unwritten(std::vector<float>& got, const std::vector<float>& before, const std::vector<double>& expected,
+                    const wb::Tolerance& tolerance)
+{
+    float poison;
+    std::memset(&poison, wb::kPoisonByte, sizeof poison);
+    for (std::size_t i = 0; i < got.size(); ++i) {
+        const bool unchanged = std::memcmp(&got[i], &before[i], sizeof(float)) == 0;
+        const double margin = tolerance.abs + tolerance.rel * std::fabs(expected[i]);
+        if (unchanged && std::fabs(expected[i] - before[i]) > margin) got[i] = poison;
+    }
+}
+
+void check_small(wb::Stage& stage, Sgemm sgemm)
+{
+    wb::Rng rng(7);
+    for (const Case& c : kSmallCases) {
+        const auto A = wb::uniform_floats(static_cast<std::size_t>(c.M) * c.K, -kInputBound, kInputBound, rng);
+        const auto B = wb::uniform_floats(static_cast<std::size_t>(c.K) * c.N, -kInputBound, kInputBound, rng);
+        const auto C = wb::uniform_floats(static_cast<std::size_t>(c.M) * c.N, -kInputBound, kInputBound, rng);
+        wb::DeviceBuffer<float> dA(A), dB(B), dC(C);
+        if (c.beta == 0.0f) dC.poison();   // NaN: a kernel that reads C when beta == 0 gets NaN
+        stage.run([&](cudaStream_t s) { sgemm(c.M, c.N, c.K, c.alpha, dA.data(), dB.data(), c.beta, dC.data(), s); });
+        const ch07::GemmReference ref = ch07::gemm_reference(c.M, c.N, c.K, c.alpha, A, B, c.beta, C);
+        const wb::Tolerance tolerance = ch07::exact_tolerance(c.K, ref.max_abs_terms);
+        std::vector<float> got = dC.download();
+        if (c.beta != 0.0f) mark_unwritten(got, C, ref.c, tolerance);
+        wb::CompareReport report = wb::compare(ref.c, got, tolerance, wb::Layout::matrix(c.M, c.N));
+        if (c.beta == 0.0f) {
+            report = ch07::diagnose_beta_zero(report, got, ref.c, C, [&] {
+                dC.upload(C);
+                stage.run([&](cudaStream_t s) { sgemm(c.M, c.N, c.K, c.alpha, dA.data(), dB.data(), c.beta, dC.data(), s); });
+                return dC.download();
+            });
+        }
+        stage.expect(report, describe(c));
+    }
+}
+
+/// Runs @p sgemm and cuBLAS on the same device inputs and compares them.
+void check_against_cublas(wb::Stage& stage, Sgemm sgemm, const Case& c, std::uint64_t salt, const std::string& label)
+{
+    const std::int64_t mk = static_cast<std::int64_t>(c.M) * c.K, kn = static_cast<std::int64_t>(c.K) * c.N,
+                       mn = static_cast<std::int64_t>(c.M) * c.N;
+    wb::DeviceBuffer<float> A(mk), B(kn), C(mn), R(mn);
+    const cudaStream_t s = stage.stream();
+    wb::fill_uniform_device(A.data(), mk, wb::seed() + salt, -kInputBound, kInputBound, s);
+    wb::fill_uniform_device(B.data(), kn, wb::seed() + salt + 1, -kInputBound, kInputBound, s);
+    wb::fill_uniform_device(R.data(), mn, wb::seed() + salt + 2, -kInputBound, kInputBound, s);
+    WB_CUDA_CHECK(cudaStreamSynchronize(s));
+    std::vector<float> before;
+    if (c.beta == 0.0f) {
+        C.poison();
+    } else {
+        WB_CUDA_CHECK(cudaMemcpy(C.data(), R.data(), mn * sizeof(float), cudaMemcpyDeviceToDevice));
+        before = C.download();
+    }
+    stage.run([&](cudaStream_t st) { sgemm(c.M, c.N, c.K, c.alpha, A.data(), B.data(), c.beta, C.data(), st); });
+    ch07::cublas_sgemm(c.M, c.N, c.K, c.alpha, A.data(), B.data(), c.beta, R.data(), s);
+    WB_CUDA_CHECK(cudaStreamSynchronize(s));
+    const std::vector<float> expected_f = R.download();
+    const std::vector<double> expected(expected_f.begin(), expected_f.end());
+    const wb::Tolerance tolerance =
+        ch07::statistical_tolerance(c.K, c.alpha, kInputBound, kInputBound, c.beta, kInputBound);
+    std::vector<float> got = C.download();
+    if (c.beta != 0.0f) mark_unwritten(got, before, expected, tolerance);
+    wb::CompareReport report = wb::compare(expected, got, tolerance, wb::Layout::matrix(c.M, c.N));
+    if (c.beta == 0.0f && !report.ok) {
+        const std::vector<float> finite_c(static_cast<std::size_t>(mn), 0.25f);   // any finite value will do
+        report = ch07::diagnose_beta_zero(report, got, expected, finite_c, [&] {
+            C.upload(finite_c);
+            stage.run([&](cudaStream_t st) { sgemm(c.M, c.N, c.K, c.alpha, A.data(), B.data(), c.beta, C.data(), st); });
+            return C.download();
+        });
+    }
+    stage.expect(report, label);
+}
+
+void check_large(wb::Stage& stage, Sgemm sgemm)
+{
+    std::uint64_t salt = 100;
+    for (const Case& c : kLargeCases) {
+        check_against_cublas(stage, sgemm, c, salt, describe(c) + ", against cuBLAS");
+        salt += 10;
+    }
+}
+
+void check_all(wb::Stage& stage, Sgemm sgemm)
+{
+    check_small(stage, sgemm);
+    check_large(stage, sgemm);
+}
+
+/// The speed check at n x n x n (alpha = 1, beta = 0: the usual GEMM benchmark); after timing, the
+/// result is checked against cuBLAS again and the fraction of cuBLAS SGEMM the candidate reaches is
+/// measured on the same inputs.
+void time_stage(wb::Stage& stage, Sgemm candidate_fn, Sgemm previous, Sgemm current, int n)
+{
+    if (!stage.measures_speed()) return;   // nothing timed (CPU emulator, WORKBOOK_CORRECTNESS_ONLY): no large inputs
+    const std::int64_t elements = static_cast<std::int64_t>(n) * n;
+    wb::DeviceBuffer<float> A(elements), B(elements), C(elements), R(elements);
+    wb::fill_uniform_device(A.data(), elements, wb::seed() + 51, -kInputBound, kInputBound, stage.stream());
+    wb::fill_uniform_device(B.data(), elements, wb::seed() + 52, -kInputBound, kInputBound, stage.stream());
+    auto launch_of = [&](Sgemm f) {
+        return [&, f](cudaStream_t s) { f(n, n, n, 1.0f, A.data(), B.data(), 0.0f, C.data(), s); };
+    };
+    const wb::Launch cublas = [&](cudaStream_t s) { ch07::cublas_sgemm(n, n, n, 1.0f, A.data(), B.data(), 0.0f, R.data(), s); };
+    const std::string shape = std::to_string(n) + "^3";
+
+    wb::SpeedCase speed;
+    speed.description = shape + ", alpha = 1, beta = 0";
+    speed.candidate = launch_of(candidate_fn);
+    if (previous) speed.previous_reference = launch_of(previous);
+    speed.current_reference = launch_of(current);
+    speed.flops = 2.0 * n * n * n;
+    speed.recheck = [&] {   // called by check_speed after timing, only where speed is measured
+        C.poison();
+        stage.run(launch_of(candidate_fn));
+        stage.run(cublas);
+        const std::vector<float> expected_f = R.download();
+        stage.expect(wb::compare(std::vector<double>(expected_f.begin(), expected_f.end()), C.download(),
+                                 ch07::statistical_tolerance(n, 1.0, kInputBound, kInputBound, 0.0, 0.0),
+                                 wb::Layout::matrix(n, n)),
+                     "the timed " + shape + " inputs, after timing, against cuBLAS");
+        // The fraction of cuBLAS this stage reaches, the two timed interleaved on the same inputs.
+        const std::vector<double> ms = wb::interleaved_median_ms(stage.stream(), {launch_of(candidate_fn), cublas},
+                                                                 wb::TimingPlan{2, 10});
+        const double tflops = speed.flops / (ms[0] * 1e-3) / 1e12;
+        const double cublas_tflops = speed.flops / (ms[1] * 1e-3) / 1e12;
+        std::printf("        cuBLAS SGEMM (TF32 off) at %s: %.2f TFLOP/s; this stage reaches %.1f%% of it\n",
+                    shape.c_str(), cublas_tflops, 100.0 * tflops / cublas_tflops);
+        stage.record("cublas_tflops", cublas_tflops);
+        stage.record("pct_cublas", 100.0 * tflops / cublas_tflops);
+    };
+    stage.check_speed(speed);
+}
+
+/// Stages 1 and 2 are timed at 2048^3 (the naive kernel takes tens of milliseconds there), the others
+/// at 4096^3, the size of the chapter's goal.
+constexpr int kSmallTimed = 2048;
+constexpr int kLargeTimed = 4096;
+
+}  // namespace
+
+TEST_CASE("stage 1: naive", "[stage1]")
+{
+    wb::grade_stage(1, [](wb::Stage& stage) {
+        check_all(stage, candidate::sgemm_1_naive);
+        time_stage(stage, candidate::sgemm_1_naive, nullptr, reference::sgemm_1_naive, kSmallTimed);
+    });
+}
+
+TEST_CASE("stage 2: global-memory coalescing", "[stage2]")
+{
+    wb::grade_stage(2, [](wb::Stage& stage) {
+        check_all(stage, candidate::sgemm_2_coalesced);
+        time_stage(stage, candidate::sgemm_2_coalesced, reference::sgemm_1_naive, reference::sgemm_2_coalesced,
+                   kSmallTimed);
+    });
+}
+
+TEST_CASE("stage 3: shared-memory tiling", "[stage3]")
+{
+    wb::grade_stage(3, [](wb::Stage& stage) {
+        check_all(stage, candidate::sgemm_3_shared_tiles);
+        time_stage(stage, candidate::sgemm_3_shared_tiles, reference::sgemm_2_coalesced,
+                   reference::sgemm_3_shared_tiles, kLargeTimed);
+    });
+}
+
+TEST_CASE("stage 4: 1D thread tiling", "[stage4]")
+{
+    wb::grade_stage(4, [](wb::Stage& stage) {
+        check_all(stage, candidate::sgemm_4_1d_thread_tile);
+        time_stage(stage, candidate::sgemm_4_1d_thread_tile, reference::sgemm_3_shared_tiles,
+                   reference::sgemm_4_1d_thread_tile, kLargeTimed);
+    });
+}
+
+TEST_CASE("stage 5: 2D thread tiling", "[stage5]")
+{
+    wb::grade_stage(5, [](wb::Stage& stage) {
+        check_all(stage, candidate::sgemm_5_2d_thread_tile);
+        time_stage(stage, candidate::sgemm_5_2d_thread_tile, reference::sgemm_4_1d_thread_tile,
+                   reference::sgemm_5_2d_thread_tile, kLargeTimed);
+    });
+}
+
+TEST_CASE("stage 6: float4 accesses, transposed A tile", "[stage6]")
+{
+    wb::grade_stage(6, [](wb::Stage& stage) {
+        check_all(stage, candidate::sgemm_6_vectorized);
+        time_stage(stage, candidate::sgemm_6_vectorized, reference::sgemm_5_2d_thread_tile,
+                   reference::sgemm_6_vectorized, kLargeTimed);
+    });
+}
+
+TEST_CASE("stage 7: warp tiling", "[stage7]")
+{
+    wb::grade_stage(7, [](wb::Stage& stage) {
+        check_all(stage, candidate::sgemm_7_warp_tiling);
+        time_stage(stage, candidate::sgemm_7_warp_tiling, reference::sgemm_6_vectorized,
+                   reference::sgemm_7_warp_tiling, kLargeTimed);
+    });
+}
+
+TEST_CASE("stage 8: software pipelining", "[stage8]")
+{
+    wb::grade_stage(8, [](wb::Stage& stage) {
+        check_all(stage, candidate::sgemm_8_pipelined);
+        time_stage(stage, candidate::sgemm_8_pipelined, reference::sgemm_7_warp_tiling,
+                   reference::sgemm_8_pipelined, kLargeTimed);
+    });
+}
+
+// `make bench`: cuBLAS and every reference stage at 1024^3 .. 8192^3. The last stage is timed
+// interleaved with cuBLAS, so that the fraction of cuBLAS it reaches is measured under the same clocks.
+TEST_CASE("bench: chapter 7", "[.bench]")
+{
+    if (!wb::bench_can_run()) return;
+    wb::Stream stream;
+    const cudaStream_t s = stream.get();
+    const Sgemm stages[] = {reference::sgemm_1_naive,          reference::sgemm_2_coalesced,
+                            reference::sgemm_3_shared_tiles,   reference::sgemm_4_1d_thread_tile,
+                            reference::sgemm_5_2d_thread_tile, reference::sgemm_6_vectorized,
+                            reference::sgemm_7_warp_tiling,    reference::sgemm_8_pipelined};
+    const char* names[] = {"stage 1: naive",
+                           "stage 2: coalesced",
+                           "stage 3: shared-memory tiles",
+                           "stage 4: 1D thread tiles",
+                           "stage 5: 2D thread tiles",
+                           "stage 6: float4, transposed A",
+                           "stage 7: warp tiling",
+                           "stage 8: cp.async pipeline"};
+    constexpr int kStages = 8;
+    const int max_n = 8192;
+    const std::int64_t max_elements = static_cast<std::int64_t>(max_n) * max_n;
+    wb::DeviceBuffer<float> A(max_elements), B(max_elements), C(max_elements);
+    wb::fill_uniform_device(A.data(), max_elements, 1, -1.f, 1.f, s);
+    wb::fill_uniform_device(B.data(), max_elements, 2, -1.f, 1.f, s);
+    for (int n : {1024, 2048, 4096, 8192}) {
+        const std::string shape = "[" + std::to_string(n) + ", " + std::to_string(n) + ", " + std::to_string(n) + "]";
+        const double flops = 2.0 * n * n * n;
+        auto launch_of = [&](Sgemm f) {
+            return [&, f](cudaStream_t st) { f(n, n, n, 1.0f, A.data(), B.data(), 0.0f, C.data(), st); };
+        };
+        const wb::Launch cublas = [&](cudaStream_t st) {
+            ch07::cublas_sgemm(n, n, n, 1.0f, A.data(), B.data(), 0.0f, C.data(), st);
+        };
+        // cuBLAS and the last stage, interleaved.
+        const std::vector<double> pair = wb::interleaved_median_ms(s, {cublas, launch_of(stages[kStages - 1])},
+                                                                   wb::TimingPlan{3, n >= 8192 ? 10 : 25});
+        wb::print_bench_row({"sgemm", "cuBLAS cublasSgemm (FP32, TF32 off)", shape, "float32", pair[0], 0.0, flops, 0});
+        for (int k = 0; k < kStages; ++k) {
+            double ms = pair[1];
+            if (k < kStages - 1) {
+                // The slow stages take seconds at 8192^3: as many repetitions as fit in about 1.5 s.
+                const double estimate = wb::median_ms(s, launch_of(stages[k]), wb::TimingPlan{1, 1});
+                const int reps = std::clamp(static_cast<int>(1500.0 / std::max(estimate, 1e-3)), 3, 25);
+                ms = wb::median_ms(s, launch_of(stages[k]), wb::TimingPlan{0, reps});
+            }
+            wb::print_bench_row({"sgemm", names[k], shape, "float32", ms, 0.0, flops, k + 1});
+        }
+        std::printf("%s: the last stage reaches %.1f%% of cuBLAS\n", shape.c_str(), 100.0 * pair[0] / pair[1]);
+    }
+}
