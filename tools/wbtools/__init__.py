@@ -3,6 +3,7 @@
 core      where things are, the chapters and their stages, running one stage of a grader
 state     build/progress.json: latest result per stage, hints seen, drills
 ui        terminal output: colours, symbols, progress bar, durations
+check     `make check-chapter`   bench  `make bench`         chapters  `make chapters`
 progress  `make progress`        hints  `make hint`          reset  `make reset-chapter`
 watch     `make watch-chapter`   drill  `make drill`         plot   `make plot-chapter`
 
