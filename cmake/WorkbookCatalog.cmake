@@ -6,24 +6,15 @@
 # learner's `make check-chapter` and CI compile nothing extra.
 #
 # An entry's file name starts with its stage number (2_no_tail.cu is a stage 2 entry), and its header has
-#   // expect: <status> "<phrase>"
-# status: wrong, not-implemented, too-slow, crashed or hung (what WORKBOOK-RESULT must say); phrase: words
-# the grader's message must contain (letters, digits, spaces and - _ , ' : ( ) . = % / only);
-# "a | b" accepts either (a race that the output shows on some runs and the sanitizer on others).
-# The catalog also holds right kernels written in other styles (cooperative groups, other launch
-# geometries): their header says `// expect: passed`, with no phrase, and the grader must pass them.
-# An entry whose bug the CPU emulator sees differently, or cannot see, may add one line
-#   // emulated: <status> "<phrase>"      the verdict to expect from the emulated build instead
-#   // emulated: skip "<reason>"           no emulated test (the reason is printed as the skip)
-# A bug that no output can show (a race that the hardware happens not to lose) has status `race`: its test runs the
-# grader's correctness checks under compute-sanitizer's racecheck, which must report a hazard, and
-# tools/selfcheck.py runs the reference of the same stage the same way as a control (no hazard).
-#
+#   // expect: <status> "<phrase>"        or `// expect: passed` for a right kernel in another style
+# and optionally `// emulated: <status> "<phrase>"` or `// emulated: skip "<reason>"` for the CPU
+# emulator's build. The grammar is parsed and judged in one place, tools/wbtools/catalog.py (its
+# docstring lists the statuses and what each means); tools/selfcheck.py uses the same module.
 # For each entry this creates chNN_catalog_<name> in bin/catalog/: the chapter's grader compiled as for
 # the exercises, whose learner stages are the entry for its stage and the reference solutions (compiled
 # into the learner's namespace) for every other stage. grade.cpp and the solutions are compiled once per
 # chapter (OBJECT libraries); each entry adds one compile and one link. One ctest test per entry, label
-# "catalog": it passes when the status and the phrase match.
+# "catalog": the catalog module runs the entry's grader and passes it when the verdict is the expected one.
 option(WORKBOOK_CATALOG "Build the catalog of known-wrong kernels that make selfcheck runs" OFF)
 
 function(workbook_add_catalog chapter_dir)
@@ -63,47 +54,40 @@ function(workbook_add_catalog chapter_dir)
     workbook_emulated_target(${prefix}_catalog_stage${id} REFERENCE)
   endforeach()
 
-  foreach(entry IN LISTS entries)
-    get_filename_component(name "${entry}" NAME_WE)
-    file(RELATIVE_PATH shown "${CMAKE_SOURCE_DIR}" "${entry}")
-    if(NOT name MATCHES "^([0-9]+)_[A-Za-z0-9_]+$")
-      message(FATAL_ERROR "${shown}: a catalog entry's name is <stage>_<what_is_wrong>.cu, e.g. 2_no_tail.cu.")
+  # The entries' headers are parsed and judged by one module, tools/wbtools/catalog.py, which
+  # tools/selfcheck.py uses too: here it lists the entries (a header it cannot parse stops the
+  # configuration with its sentence), and each entry's test runs the grader through it.
+  if(NOT Python3_Interpreter_FOUND)
+    message(FATAL_ERROR "The catalog (WORKBOOK_CATALOG=ON) needs Python 3, which reads the entries' headers: "
+                        "install python3, or configure with -DWORKBOOK_CATALOG=OFF.")
+  endif()
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${entries})   # a header edit re-configures
+  set(catalog_tool ${Python3_EXECUTABLE} -B -m wbtools.catalog)
+  set(emulated_flag "")
+  if(WORKBOOK_EMULATED)
+    set(emulated_flag --emulated)
+  endif()
+  execute_process(COMMAND ${catalog_tool} cmake ${emulated_flag} "${catalog}"
+                  WORKING_DIRECTORY "${CMAKE_SOURCE_DIR}/tools"
+                  OUTPUT_VARIABLE manifest ERROR_VARIABLE manifest_error RESULT_VARIABLE manifest_result)
+  if(NOT manifest_result EQUAL 0)
+    message(FATAL_ERROR "${manifest_error}")
+  endif()
+  string(REPLACE "\n" ";" manifest_lines "${manifest}")   # one line per entry: name|stage|skip reason
+
+  foreach(line IN LISTS manifest_lines)
+    if(line STREQUAL "")
+      continue()
     endif()
-    set(stage "${CMAKE_MATCH_1}")
+    string(REPLACE "|" ";" fields "${line}")
+    list(GET fields 0 name)
+    list(GET fields 1 stage)
+    list(GET fields 2 skip_reason)
+    set(entry "${catalog}/${name}.cu")
+    file(RELATIVE_PATH shown "${CMAKE_SOURCE_DIR}" "${entry}")
     if(NOT stage IN_LIST stage_ids)
       message(FATAL_ERROR "${shown}: chapter ${number} has no stage ${stage} (stages: ${stage_ids}).")
     endif()
-    file(STRINGS "${entry}" expect_lines REGEX "^// expect: ")
-    list(LENGTH expect_lines expect_count)
-    if(NOT expect_count EQUAL 1)
-      message(FATAL_ERROR "${shown}: needs exactly one line `// expect: <status> \"<phrase>\"`.")
-    endif()
-    if(expect_lines MATCHES "^// expect: passed *$")
-      set(status passed)
-      set(phrase "")
-    elseif(expect_lines MATCHES "^// expect: (wrong|not-implemented|too-slow|crashed|hung|race) \"([-A-Za-z0-9_ ,':().=%/|]+)\" *$")
-      set(status "${CMAKE_MATCH_1}")
-      set(phrase "${CMAKE_MATCH_2}")
-    else()
-      message(FATAL_ERROR "${shown}: `${expect_lines}` is not `// expect: <status> \"<phrase>\"` (status: wrong, "
-                          "not-implemented, too-slow, crashed, hung or race; phrase: letters, digits, spaces, - _ , ' : ( ) . = % /), "
-                          "nor `// expect: passed` for a right kernel.")
-    endif()
-    file(STRINGS "${entry}" emulated_lines REGEX "^// emulated: ")
-    set(emulated_skip "")
-    if(WORKBOOK_EMULATED AND emulated_lines)
-      if(emulated_lines MATCHES "^// emulated: skip \"([^\"]+)\" *$")
-        set(emulated_skip "${CMAKE_MATCH_1}")
-      elseif(emulated_lines MATCHES "^// emulated: (wrong|not-implemented|crashed|hung|passed) \"([-A-Za-z0-9_ ,':().=%/|]*)\" *$")
-        set(status "${CMAKE_MATCH_1}")
-        set(phrase "${CMAKE_MATCH_2}")
-      else()
-        message(FATAL_ERROR "${shown}: `${emulated_lines}` is not `// emulated: <status> \"<phrase>\"` nor "
-                            "`// emulated: skip \"<reason>\"`.")
-      endif()
-    endif()
-    string(REGEX REPLACE "([().])" "\\\\\\1" phrase_regex "${phrase}")
-    string(REPLACE " | " "|" phrase_regex "${phrase_regex}")
 
     set(target ${prefix}_catalog_${name})
     add_executable(${target} "${entry}")
@@ -123,47 +107,21 @@ function(workbook_add_catalog chapter_dir)
                           RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/bin/catalog")
     workbook_emulated_target(${target})
 
-    if(emulated_skip)
-      add_test(NAME ${prefix}.catalog.${name} COMMAND ${CMAKE_COMMAND} -E echo "WORKBOOK-SKIP: ${emulated_skip}")
-      set_tests_properties(${prefix}.catalog.${name} PROPERTIES LABELS "emulated;catalog;${prefix}"
-                           SKIP_REGULAR_EXPRESSION "WORKBOOK-SKIP")
-    elseif(WORKBOOK_EMULATED AND (status STREQUAL "too-slow" OR phrase MATCHES "implausibly fast|cached"))
-      # The CPU emulator times nothing: a verdict of the speed checks cannot be reached there.
-      add_test(NAME ${prefix}.catalog.${name} COMMAND ${CMAKE_COMMAND} -E echo
-               "WORKBOOK-SKIP: its verdict comes from the speed checks, which need a GPU")
-      set_tests_properties(${prefix}.catalog.${name} PROPERTIES LABELS "emulated;catalog;${prefix}"
-                           SKIP_REGULAR_EXPRESSION "WORKBOOK-SKIP")
-    elseif(WORKBOOK_EMULATED AND status STREQUAL "race")
-      # A race that only racecheck sees on a GPU must be a failing verdict under the emulator's schedules.
-      add_test(NAME ${prefix}.catalog.${name} COMMAND ${target} "[stage${stage}]")
-      set_tests_properties(${prefix}.catalog.${name} PROPERTIES
-        LABELS "emulated;catalog;${prefix}" TIMEOUT ${WORKBOOK_STAGE_TIMEOUT}
-        PASS_REGULAR_EXPRESSION "WORKBOOK-RESULT .*\"status\": \"(wrong|crashed|hung)\"")
-    elseif(status STREQUAL "race")
-      find_program(WORKBOOK_COMPUTE_SANITIZER compute-sanitizer HINTS "${CUDAToolkit_BIN_DIR}")
-      if(WORKBOOK_COMPUTE_SANITIZER)
-        add_test(NAME ${prefix}.catalog.${name}
-                 COMMAND ${WORKBOOK_COMPUTE_SANITIZER} --tool racecheck --print-limit 3 $<TARGET_FILE:${target}>
-                         "[stage${stage}]")
-      else()
-        add_test(NAME ${prefix}.catalog.${name}
-                 COMMAND ${CMAKE_COMMAND} -E echo "WORKBOOK-SKIP: compute-sanitizer (CUDA Toolkit, bin/) was not found")
-      endif()
-      set_tests_properties(${prefix}.catalog.${name} PROPERTIES
-        LABELS "gpu;catalog;${prefix}" TIMEOUT ${WORKBOOK_STAGE_TIMEOUT} RUN_SERIAL TRUE
-        ENVIRONMENT "WORKBOOK_CORRECTNESS_ONLY=1;WORKBOOK_SANITIZE=0" SKIP_REGULAR_EXPRESSION "WORKBOOK-SKIP"
-        PASS_REGULAR_EXPRESSION "RACECHECK SUMMARY: [1-9][0-9]* hazard")
+    if(skip_reason)
+      add_test(NAME ${prefix}.catalog.${name} COMMAND ${CMAKE_COMMAND} -E echo "WORKBOOK-SKIP: ${skip_reason}")
     else()
-      add_test(NAME ${prefix}.catalog.${name} COMMAND ${target} "[stage${stage}]")
-      set_tests_properties(${prefix}.catalog.${name} PROPERTIES
-        LABELS "gpu;catalog;${prefix}" TIMEOUT ${WORKBOOK_STAGE_TIMEOUT} RUN_SERIAL TRUE
-        SKIP_REGULAR_EXPRESSION "WORKBOOK-SKIP"
-        PASS_REGULAR_EXPRESSION "WORKBOOK-RESULT .*\"status\": \"${status}\".*\"summary\": .*(${phrase_regex})")
-      if(status STREQUAL "passed")
-        # A right kernel: any other status is a false failure of the grader.
-        set_tests_properties(${prefix}.catalog.${name} PROPERTIES FAIL_REGULAR_EXPRESSION
-                             "WORKBOOK-RESULT .*\"status\": \"(wrong|not-implemented|too-slow|crashed|hung)\"")
-      endif()
+      add_test(NAME ${prefix}.catalog.${name}
+               COMMAND ${catalog_tool} judge ${emulated_flag} --timeout ${WORKBOOK_STAGE_TIMEOUT} "${entry}"
+                       $<TARGET_FILE:${target}>
+               WORKING_DIRECTORY "${CMAKE_SOURCE_DIR}/tools")
+    endif()
+    math(EXPR judge_timeout "${WORKBOOK_STAGE_TIMEOUT} + 60")   # the judge stops a hung grader first
+    set_tests_properties(${prefix}.catalog.${name} PROPERTIES TIMEOUT ${judge_timeout}
+                         SKIP_REGULAR_EXPRESSION "WORKBOOK-SKIP")
+    if(WORKBOOK_EMULATED)
+      set_tests_properties(${prefix}.catalog.${name} PROPERTIES LABELS "emulated;catalog;${prefix}")
+    else()
+      set_tests_properties(${prefix}.catalog.${name} PROPERTIES LABELS "gpu;catalog;${prefix}" RUN_SERIAL TRUE)
     endif()
   endforeach()
 endfunction()

@@ -30,7 +30,6 @@ import concurrent.futures
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import time
@@ -38,13 +37,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from wbtools import core  # noqa: E402  (the chapters and the graders' result lines, as the learner tools read them)
+from wbtools import catalog, core  # noqa: E402  (the chapters, the catalog's grammar and judge, the graders' records)
 
 ROOT = core.ROOT
-EXPECT_RE = re.compile(r'^// expect: (?:(wrong|not-implemented|too-slow|crashed|hung|race) "([^"]+)"|(passed))\s*$')
-RACECHECK_RE = re.compile(r"RACECHECK SUMMARY: (\d+) hazard")
-ENTRY_RE = re.compile(r"^(\d+)_[A-Za-z0-9_]+$")
-TIMED_PHRASES = ("implausibly fast",)   # verdicts that come from a timing measurement
 
 
 @dataclass
@@ -68,35 +63,19 @@ class Check:
 
     @property
     def ok(self) -> bool:
-        if self.got.get("status") != self.status:
-            return False
-        if not self.phrase:
-            return True
-        text = self.got.get("summary", "") + "\n" + self.got.get("details", "")
-        return any(part in text for part in self.phrase.split(" | "))   # "a | b": either phrase
+        return catalog.judged((self.status,), self.phrase, self.got)
 
 
 def chapter_metas(wanted: list[int] | None) -> list[dict]:
     return [meta for meta in core.all_chapters() if not wanted or meta["chapter"] in wanted]
 
 
-def catalog_entries(meta: dict) -> list[tuple[str, int, str, str]]:
-    """(name, stage, status, phrase) of every entry of the chapter's catalog."""
-    folder = ROOT / "catalog" / meta["dir"]
-    entries = []
-    for path in sorted(folder.glob("*.cu")) if folder.is_dir() else []:
-        name = path.stem
-        match = ENTRY_RE.match(name)
-        expects = [m for m in map(EXPECT_RE.match, path.read_text().splitlines()) if m]
-        if not match or len(expects) != 1:
-            raise SystemExit(f"{path.relative_to(ROOT)}: needs a name <stage>_<what>.cu and one line "
-                             '`// expect: <status> "<phrase>"` (or `// expect: passed` for a right kernel).')
-        expect = expects[0]
-        if expect.group(3):   # a right kernel in another style: it must pass
-            entries.append((name, int(match.group(1)), "passed", ""))
-        else:
-            entries.append((name, int(match.group(1)), expect.group(1), expect.group(2)))
-    return entries
+def catalog_entries(meta: dict) -> list[catalog.Entry]:
+    """Every entry of the chapter's catalog; one sentence and exit status 2 when a header is wrong."""
+    try:
+        return catalog.entries(ROOT / "catalog" / meta["dir"])
+    except catalog.CatalogError as error:
+        raise SystemExit(f"make selfcheck: {error}")
 
 
 def plan(build: Path, metas: list[dict], suites: set[str]) -> list[Check]:
@@ -116,12 +95,13 @@ def plan(build: Path, metas: list[dict], suites: set[str]) -> list[Check]:
                                 [str(bin_dir / f"{prefix}_grade_exercises"), f"[stage{sid}]"],
                                 "not-implemented", "not implemented yet"))
         if "catalog" in suites:
-            for name, sid, status, phrase in catalog_entries(meta):
-                timed = status in ("too-slow", "passed") or any(p in phrase for p in TIMED_PHRASES)
+            for entry in catalog_entries(meta):
+                expect = catalog.expectation(entry, emulated=False)
+                sid, name = entry.stage, entry.name
                 checks.append(Check("catalog", meta["chapter"], sid, name,
                                     [str(bin_dir / "catalog" / f"{prefix}_catalog_{name}"), f"[stage{sid}]"],
-                                    status, phrase, timed=timed, racecheck=status == "race"))
-                if status == "race":   # the control: the reference of the same stage shows no hazard
+                                    entry.status, entry.phrase, timed=expect.timed, racecheck=expect.racecheck))
+                if expect.racecheck:   # the control: the reference of the same stage shows no hazard
                     checks.append(Check("catalog", meta["chapter"], sid, f"{name} (control: reference)",
                                         [str(bin_dir / f"{prefix}_grade_solutions"), f"[stage{sid}]"],
                                         "no-race", "0 hazards", racecheck=True))
@@ -133,44 +113,21 @@ def run(check: Check, timeout: float) -> Check:
     if not Path(check.command[0]).exists():
         check.got = {"status": "not-built", "summary": f"{Path(check.command[0]).name} is not built"}
         return check
-    command, env = check.command, None
-    if check.racecheck:
-        sanitizer = shutil.which("compute-sanitizer") or "/usr/local/cuda/bin/compute-sanitizer"
-        if not Path(sanitizer).exists():
-            check.got = {"status": "not-built", "summary": "compute-sanitizer (CUDA Toolkit, bin/) was not found"}
-            return check
-        command = [sanitizer, "--tool", "racecheck", "--print-limit", "3"] + check.command
-        env = dict(os.environ, WORKBOOK_CORRECTNESS_ONLY="1", WORKBOOK_SANITIZE="0")
-    try:
-        proc = subprocess.run(command, capture_output=True, text=True, timeout=timeout, env=env)
-        check.output = proc.stdout + proc.stderr
-        code = proc.returncode
-    except subprocess.TimeoutExpired:
-        check.seconds = time.monotonic() - start
-        check.got = {"status": "hung", "summary": f"no verdict after {timeout:.0f} s"}
-        return check
-    check.seconds = time.monotonic() - start
     if check.suite == "harness":
-        last_line = (check.output.strip().splitlines() or [f"exit code {code}"])[-1]
-        check.got = {"status": "passed" if code == 0 else "wrong", "summary": "" if code == 0 else last_line}
-        return check
-    records = core.parse_results(check.output)
-    if records:
-        check.got = records[0]
-    else:
-        reason = f"exit code {code}" if code >= 0 else f"signal {-code}"
-        check.got = {"status": "crashed", "summary": f"the grader process died ({reason}) before reporting"}
-    if check.racecheck:   # the verdict is racecheck's; the grader's own is kept beside it
-        summary = RACECHECK_RE.search(check.output)
-        lines = [l for l in check.output.splitlines() if "RACECHECK SUMMARY" in l or "Race reported" in l]
-        grader = check.got.get("status")
-        if summary is None:
-            check.got = {"status": "no-verdict", "summary": "racecheck printed no summary (grader: "
-                         f"{grader}): {check.got.get('summary', '')}"}
-        else:
-            check.got = {"status": "race" if int(summary.group(1)) > 0 else "no-race",
-                         "summary": f"{lines[-1].strip('= ').strip()} (grader: {grader})",
-                         "details": "\n".join(lines[:3])}
+        try:
+            proc = subprocess.run(check.command, capture_output=True, text=True, timeout=timeout)
+            check.output = proc.stdout + proc.stderr
+            last_line = (check.output.strip().splitlines() or [f"exit code {proc.returncode}"])[-1]
+            check.got = {"status": "passed" if proc.returncode == 0 else "wrong",
+                         "summary": "" if proc.returncode == 0 else last_line}
+        except subprocess.TimeoutExpired:
+            check.got = {"status": "hung", "summary": f"no verdict after {timeout:.0f} s"}
+    else:   # a grader, under racecheck when asked: judged as the catalog's ctest tests judge it
+        try:
+            check.got, check.output = catalog.run(check.command, check.racecheck, timeout)
+        except catalog.CatalogError as error:
+            check.got = {"status": "not-built", "summary": str(error)}
+    check.seconds = time.monotonic() - start
     return check
 
 
