@@ -16,7 +16,7 @@ N               ?= $(GOAL_NUMBER)
 CH              ?= $(N)
 CHAPTER         := $(if $(CH),$(shell printf '%02d' '$(CH)' 2>/dev/null))
 
-.PHONY: help configure check-chapter test docs bench memcheck-chapter selfcheck clean chapters
+.PHONY: help configure check-chapter test docs bench memcheck-chapter selfcheck selfcheck-static clean chapters
 .PHONY: progress hint reset-chapter watch-chapter drill drill-grade drill-stop plot-chapter
 
 help:
@@ -28,6 +28,8 @@ help:
 	@echo "  make test                build everything, check the reference solutions and the harness"
 	@echo "  make selfcheck           GPU: solutions pass, skeletons say 'not implemented yet', every known-wrong"
 	@echo "                           kernel of catalog/ fails for its expected reason; prints one table"
+	@echo "  make selfcheck-static    no build, no GPU: stages.json against the files, a TODO in every skeleton,"
+	@echo "                           the launcher naming rule, the catalog's headers (make test runs it too)"
 	@echo "  make bench               time every reference stage and library baseline: build/bench/results.md"
 	@echo "  make docs                build the documentation site: build/docs/html/index.html"
 	@echo "  make clean               delete the build folder (your exercises are never touched)"
@@ -86,6 +88,9 @@ selfcheck: configure
 	cmake --build $(BUILD) -j $(JOBS)
 	ctest --test-dir $(BUILD) --output-on-failure -L cpu
 	@$(PYTHON) tools/selfcheck.py --build $(BUILD)
+
+selfcheck-static:
+	@$(PYTHON) tools/selfcheck.py --static
 
 bench: configure
 	cmake --build $(BUILD) -j $(JOBS)

@@ -21,6 +21,9 @@ that is timed (solutions, entries expected to be too slow or implausibly fast) r
 
     python3 tools/selfcheck.py [--build build] [--chapters 1 2] [--jobs 4] [--output table.txt]
 
+`--static` runs nothing and needs no build: the files against stages.json, the skeletons' TODO markers,
+the launcher naming rule, the catalog's headers, no path of this machine (wbtools/static_check.py).
+
 Standard library only.
 """
 from __future__ import annotations
@@ -37,7 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from wbtools import catalog, core  # noqa: E402  (the chapters, the catalog's grammar and judge, the graders' records)
+from wbtools import catalog, core, static_check  # noqa: E402  (the chapters, the catalog's grammar and judge, the graders' records)
 
 ROOT = core.ROOT
 
@@ -180,11 +183,16 @@ def main(argv: list[str]) -> int:
                         "whose outcome differs between repetitions")
     parser.add_argument("--deadline", type=float, default=0, help="with --repeat: start no repetition that would "
                         "end more than this many seconds after the first began")
+    parser.add_argument("--static", action="store_true", help="run nothing: check the files against stages.json, "
+                        "the skeletons' TODO markers, the launcher naming rule, the catalog's headers and "
+                        "paths of this machine (no build, no GPU)")
     parser.add_argument("--merge", nargs="+", metavar="JSON", help="run nothing: combine the repetitions saved "
                         "with --json by earlier runs, and report surprises, flaky checks and speed margins")
     args = parser.parse_args(argv)
     if args.merge:
         return merge(args.merge)
+    if args.static:
+        return static_check.main()
 
     build = Path(args.build)
     try:

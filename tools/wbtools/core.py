@@ -92,6 +92,15 @@ def find_stage(meta: dict, stage: int | str) -> dict:
     return next(s for s in meta["stages"] if s["id"] == wanted)
 
 
+def launcher(meta: dict, stage: dict) -> str:
+    """The stage's launcher function: the name the reader gives it, or the rule's `<op>_<file stem>`
+    (the stage's "op", else the chapter's)."""
+    named = stage.get("launcher") or stage.get("function")
+    if named:
+        return named
+    return f"{stage.get('op') or meta.get('op', '')}_{stage['file']}"
+
+
 def exercise_path(meta: dict, stage: dict) -> Path:
     return ROOT / "exercises" / meta["dir"] / f"{stage['file']}.cu"
 
