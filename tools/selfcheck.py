@@ -40,7 +40,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from wbtools import catalog, core, static_check  # noqa: E402  (the chapters, the catalog's grammar and judge, the graders' records)
+# core: the chapters and the graders' records; catalog: the catalog's grammar and judge
+from wbtools import catalog, core, static_check  # noqa: E402
 
 ROOT = core.ROOT
 

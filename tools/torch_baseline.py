@@ -74,7 +74,7 @@ def copy_bandwidth_gbps(torch) -> float:
     a = torch.empty(n, dtype=torch.float32, device="cuda").uniform_(-1, 1)
     b = torch.empty_like(a)
     ms = time_ms(torch, lambda: b.copy_(a))
-    del a, b
+    a = b = None   # free the memory (a `del` would leave the lambda's names undefined to the lint)
     torch.cuda.empty_cache()
     return 2 * 4 * n / (ms * 1e-3) / 1e9
 
@@ -107,7 +107,7 @@ def bench_softmax(p: Printer) -> None:
             if dtype == "float32":
                 p.row(3, "log_softmax", "PyTorch torch.log_softmax", (rows, cols), dtype,
                       lambda: torch.log_softmax(x, dim=-1), nbytes)
-            del x
+            x = None
         torch.cuda.empty_cache()
 
 
@@ -123,7 +123,7 @@ def bench_layernorm(p: Printer) -> None:
             nbytes = 2 * x.numel() * x.element_size()
             p.row(4, "layernorm", "PyTorch torch.nn.functional.layer_norm", (rows, cols), dtype,
                   lambda: layer_norm(x, (cols,), weight, bias, 1e-5), nbytes)
-            del x, weight, bias
+            x = weight = bias = None
         torch.cuda.empty_cache()
 
 

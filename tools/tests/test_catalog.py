@@ -115,7 +115,8 @@ class Judge(WorkbookTest):
         self.assertIn("as expected", out)
 
     def test_another_verdict_is_a_surprise(self):
-        code, out = self.judge('// expect: passed', 'WORKBOOK-RESULT {"stage": 2, "status": "too-slow", "summary": "x"}')
+        code, out = self.judge("// expect: passed",
+                               'WORKBOOK-RESULT {"stage": 2, "status": "too-slow", "summary": "x"}')
         self.assertEqual(code, 1)
         self.assertIn("expected passed, got too-slow: x -> SURPRISE", out)
 

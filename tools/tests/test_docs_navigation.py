@@ -38,7 +38,8 @@ class ChapterNavigation(unittest.TestCase):
                 lines = (REPO / "chapters" / folder / "README.md").read_text().rstrip("\n").split("\n")
                 expected = navigation_line(index, all_chapters)
                 self.assertEqual(lines[2], expected, f"line 3 of chapters/{folder}/README.md should be:\n{expected}")
-                self.assertEqual(lines[-1], expected, f"the last line of chapters/{folder}/README.md should be:\n{expected}")
+                self.assertEqual(lines[-1], expected,
+                                 f"the last line of chapters/{folder}/README.md should be:\n{expected}")
 
 
 if __name__ == "__main__":

@@ -161,7 +161,7 @@ class Drill(WorkbookTest):
         self.assertFalse((self.root / "drill/01_elementwise/2_vectorized_add.cu").exists())
         self.assertEqual(len(list((self.root / "drill/done/01_elementwise").glob("2_vectorized_add.*.passed.cu"))), 1)
         _, table, _ = self.capture(progress.command_progress, Args(chapter="1"))
-        row = next(l for l in table.splitlines() if l.strip().startswith("2  float4"))
+        row = next(line for line in table.splitlines() if line.strip().startswith("2  float4"))
         self.assertIn("2m0", row)
 
     def test_failure_shows_the_graders_explanation(self):

@@ -31,8 +31,8 @@ class ParseResults(WorkbookTest):
         self.assertTrue(all(r["status"] == "skipped" for r in records))
 
     def test_reads_ctest_verbose_prefixes(self):
-        line = fixture("ch01_exercises_h200_mixed.log").splitlines()
-        result = next(l for l in line if l.startswith("WORKBOOK-RESULT"))
+        lines = fixture("ch01_exercises_h200_mixed.log").splitlines()
+        result = next(line for line in lines if line.startswith("WORKBOOK-RESULT"))
         self.assertEqual(len(core.parse_results(f"3: {result}\n")), 1)
 
 
@@ -88,17 +88,17 @@ class ProgressTable(WorkbookTest):
         code, out, _ = self.capture(progress.command_progress, Args(chapter=None))
         self.assertEqual(code, 0)
         self.assertIn("2 of 4 stages passed (50%)", out)
-        overview = next(l for l in out.splitlines() if "Elementwise operations" in l and "2/4" in l)
+        overview = next(line for line in out.splitlines() if "Elementwise operations" in line and "2/4" in line)
         for mark in ("✔", "◐", "✘"):
             self.assertIn(mark, overview)
-        row2 = next(l for l in out.splitlines() if l.strip().startswith("2  float4"))
+        row2 = next(line for line in out.splitlines() if line.strip().startswith("2  float4"))
         self.assertIn("x1.25", row2)
         self.assertIn("4325", row2)      # GB/s
         self.assertIn("102%", row2)      # of copy bandwidth
-        row3 = next(l for l in out.splitlines() if l.strip().startswith("3  fused"))
+        row3 = next(line for line in out.splitlines() if line.strip().startswith("3  fused"))
         self.assertIn("correct, too slow", row3)
         self.assertIn("x1.34", row3)     # what was needed
-        row4 = next(l for l in out.splitlines() if l.strip().startswith("4  half"))
+        row4 = next(line for line in out.splitlines() if line.strip().startswith("4  half"))
         self.assertIn("wrong result", row4)
         self.assertIn("Next: chapter 1, stage 3", out)
 

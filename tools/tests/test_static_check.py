@@ -91,7 +91,8 @@ class StaticCheck(WorkbookTest):
         (self.root / "catalog" / "99_nothing").mkdir()
         found = self.problems()
         self.assertIn(f"catalog/{CHAPTER}/9_no_such_stage.cu: chapter 1 has no stage 9.", found)
-        self.assertTrue(any(p.startswith(f"catalog/{CHAPTER}/3_bad_header.cu: `// expect: wrong` is not") for p in found))
+        bad = f"catalog/{CHAPTER}/3_bad_header.cu: `// expect: wrong` is not"
+        self.assertTrue(any(p.startswith(bad) for p in found), found)
         self.assertIn("catalog/99_nothing/ is not the folder of a chapter (chapters/<NN_name>/stages.json).", found)
         self.assertEqual(len(found), 3, found)
 

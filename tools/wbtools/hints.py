@@ -48,7 +48,8 @@ def command_hint(args) -> int:
                    f"the contract: chapters/{meta['dir']}/stages.cuh ({stage.get('function', 'its launcher')})", "dim"))
     print()
     if not hints:
-        print(f"Stage {sid} has no hints yet: the chapter's lesson (chapters/{meta['dir']}/README.md) explains the idea.")
+        print(f"Stage {sid} has no hints yet: the chapter's lesson (chapters/{meta['dir']}/README.md) "
+              "explains the idea.")
         return 0
     if getattr(args, "reset", False):
         st.set_hints_seen(state, number, sid, 0)

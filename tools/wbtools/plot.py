@@ -63,7 +63,8 @@ def load_rows(results: Path, meta: dict) -> tuple[dict, list[dict]]:
         data = json.loads(results.read_text())
         rows = data["rows"]
     except (OSError, ValueError, KeyError, TypeError) as error:
-        raise core.UserError(f"{core.shown(results)} is not a `make bench` result file ({error}): run `make bench` again.")
+        raise core.UserError(f"{core.shown(results)} is not a `make bench` result file ({error}): "
+                             "run `make bench` again.")
     mine = [r for r in rows if isinstance(r, dict) and r.get("chapter") == meta["chapter"]]
     if not mine:
         raise core.UserError(f"{core.shown(results)} has no rows for chapter {meta['chapter']}: `make bench` measures "

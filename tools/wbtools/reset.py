@@ -69,7 +69,8 @@ def versions(relpath: str) -> list[Version]:
 def original_skeleton(relpath: str) -> tuple[bytes, Version]:
     history = versions(relpath)
     if not history:
-        raise core.UserError(f"{relpath} is not in git's history, so its skeleton cannot be found; nothing was changed.")
+        raise core.UserError(f"{relpath} is not in git's history, so its skeleton cannot be found; "
+                             "nothing was changed.")
     me = my_email()
     candidates = [v for v in history if me is None or v.email != me]
     candidates.append(history[-1])            # the commit that added the file
@@ -130,5 +131,6 @@ def command_reset(args) -> int:
         path.write_bytes(skeleton)
         print(f"  stage {stage['id']}: {relpath} restored ({version.describe()}); {saved}")
     if backup.exists():
-        print(f"\nTo undo: cp {core.shown(backup / meta['dir'])}/*.cu {core.shown(core.ROOT / 'exercises' / meta['dir'])}/")
+        exercises = core.shown(core.ROOT / "exercises" / meta["dir"])
+        print(f"\nTo undo: cp {core.shown(backup / meta['dir'])}/*.cu {exercises}/")
     return 0

@@ -117,8 +117,10 @@ def make_watcher(folder: Path, files: list[Path], force_polling: bool = False):
         try:
             return InotifyWatcher(folder, files), ""
         except OSError as error:
-            return PollingWatcher(files), f"inotifywait did not start ({error}); looking at the files twice a second instead"
-    note = "" if force_polling else "inotifywait is not installed (Debian/Ubuntu: inotify-tools), so the files are checked twice a second"
+            return PollingWatcher(files), (f"inotifywait did not start ({error}); "
+                                           "looking at the files twice a second instead")
+    note = "" if force_polling else ("inotifywait is not installed (Debian/Ubuntu: inotify-tools), "
+                                     "so the files are checked twice a second")
     return PollingWatcher(files), note
 
 
@@ -175,7 +177,8 @@ def command_watch(args) -> int:
     core.require_configured_build(meta)
     folder = core.ROOT / "exercises" / meta["dir"]
     if not folder.is_dir():
-        raise core.UserError(f"{core.shown(folder)} is missing: restore it with `git checkout -- {core.shown(folder)}`.")
+        raise core.UserError(f"{core.shown(folder)} is missing: "
+                             f"restore it with `git checkout -- {core.shown(folder)}`.")
     by_path = {core.exercise_path(meta, s): s for s in meta["stages"]}
     if getattr(args, "stage", None) not in (None, ""):
         current = core.find_stage(meta, args.stage)
