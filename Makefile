@@ -40,6 +40,7 @@ help:
 	@echo "  make watch-chapter N     re-grade the stage you edit on every save (STAGE=k: start with it)"
 	@echo "  make reset-chapter N     restore chapter N's skeletons (STAGE=k: one stage); your files are backed up"
 	@echo "  make drill [CH=n]        timed interview drill: a blank stage with only its contract, in drill/"
+	@echo "                           PAPER=1: on paper, no compiling for PAPER_MINUTES (20), then one grading"
 	@echo "  make drill-grade         grade the running drill; make drill-stop gives it up (its file is kept)"
 	@echo "  make plot-chapter N      chapter N's make bench results as a bar chart: build/plots/ (matplotlib)"
 	@echo ""
@@ -120,7 +121,8 @@ watch-chapter: configure
 	@$(TOOL) watch $(CH) $(if $(STAGE),--stage $(STAGE))
 
 drill: configure
-	@$(TOOL) drill $(CH) $(if $(STAGE),--stage $(STAGE))
+	@$(TOOL) drill $(CH) $(if $(STAGE),--stage $(STAGE)) $(if $(filter 1 yes,$(PAPER)),--paper) \
+	  $(if $(PAPER_MINUTES),--minutes $(PAPER_MINUTES))
 
 drill-grade:
 	@$(TOOL) drill --grade

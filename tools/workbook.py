@@ -8,7 +8,7 @@
     python3 tools/workbook.py hint 2 --stage 3    the next hint of a stage
     python3 tools/workbook.py reset 2 [--stage 3] restore skeletons (your files are backed up first)
     python3 tools/workbook.py watch 2        re-grade the stage you save, on every save
-    python3 tools/workbook.py drill [2]      a timed interview drill on a blank stage
+    python3 tools/workbook.py drill [2]      a timed interview drill on a blank stage (--paper: on paper)
     python3 tools/workbook.py plot 2         the chapter's `make bench` ladder as PNG and SVG
 
 Standard library only (plot needs matplotlib). It never writes outside build/ except where a
@@ -91,6 +91,9 @@ def add_learner_commands(sub) -> None:
     command.add_argument("--stage", help="default: a stage you have not mastered")
     command.add_argument("--grade", action="store_true", help="grade the running drill once")
     command.add_argument("--stop", action="store_true", help="give up the running drill (its file is kept)")
+    command.add_argument("--paper", action="store_true", help="on paper: no compiling or running for a set time, "
+                         "then one grading")
+    command.add_argument("--minutes", help="paper mode's time (default 20)")
     command.add_argument("--no-wait", action="store_true", help="start or resume, then return at once")
     command.add_argument("--seed", type=int, help=argparse.SUPPRESS)     # reproducible choice (tests)
     command.add_argument("--timeout", type=float, default=timeout)

@@ -1,12 +1,20 @@
 """`make drill [CH=n]`: an interview drill, timed.
 
-It picks a stage you have not mastered yet (mastered: passed as a drill before), writes a blank file
-for it into drill/NN_name/ with only the contract (the launcher's signature, what may be assumed,
-what is checked: no hints, nothing on the technique), and starts a clock. You write the kernel and
-the launch from scratch; press Enter (or run `make drill-grade`) to grade it. The grader is
-chNN_grade_drill: the chapter's grader with your drill file as that stage's candidate (see
-cmake/WorkbookChapter.cmake). When it passes, the time from start to pass is recorded in
-build/progress.json and shown by `make progress`; the file moves to drill/done/.
+It picks a stage (weighted by how often interviews ask for it, see `pick`), writes a blank file for it
+into drill/NN_name/ with only the contract (the launcher's signature, what may be assumed, what is
+checked: no hints, nothing on the technique), and starts a clock. You write the kernel and the launch
+from scratch; press Enter (or run `make drill-grade`) to grade it. The grader is chNN_grade_drill: the
+chapter's grader with your drill file as that stage's candidate (see cmake/WorkbookChapter.cmake).
+When it passes, the time from start to pass is recorded in build/progress.json and shown by
+`make progress`; the file moves to drill/done/.
+
+The blank file is made from the stage's skeleton (the authors' version in git's history, else the file
+in exercises/): its #include lines and its public launchers' signatures, with nothing else of the
+skeleton; the contract comes from the doc comment of the launcher's declaration in stages.cuh.
+
+Paper mode (`make drill PAPER=1`, PAPER_MINUTES=20): as in an interview on paper or a whiteboard, you
+write the kernel without compiling or running it for a set time; then it is built and graded once,
+and that one verdict is the drill's result.
 
 One drill runs at a time. Quitting keeps the clock running: `make drill` resumes it, and
 `make drill-stop` gives it up (the file moves to drill/done/ too: nothing is deleted).
@@ -19,7 +27,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import core, ui
+from . import core, reset, ui
 from . import state as st
 
 KEEP_MARKERS = ("@brief", "@param", "@tparam", "@return", "@pre", "Checked", "Alignment", "Contract", "Input",
@@ -36,55 +44,6 @@ def drill_file(meta: dict, stage: dict) -> Path:
 
 
 # ---- the contract, from stages.cuh ---------------------------------------------------------------
-
-def _matching_paren(text: str, open_index: int) -> int:
-    depth = 0
-    for index in range(open_index, len(text)):
-        if text[index] == "(":
-            depth += 1
-        elif text[index] == ")":
-            depth -= 1
-            if depth == 0:
-                return index
-    raise ValueError("unbalanced parentheses")
-
-
-def split_parameters(text: str) -> list[str]:
-    parts, depth, current = [], 0, ""
-    for char in text:
-        if char in "(<[{":
-            depth += 1
-        elif char in ")>]}":
-            depth -= 1
-        if char == "," and depth == 0:
-            parts.append(current.strip())
-            current = ""
-        else:
-            current += char
-    if current.strip():
-        parts.append(current.strip())
-    return parts
-
-
-def parameter_name(parameter: str) -> str | None:
-    """The name of one parameter (None when it has none): `const float* a` -> a."""
-    match = re.search(r"([A-Za-z_]\w*)\s*(\[[^\]]*\]\s*)*$", parameter)
-    if not match or not parameter[:match.start()].strip():
-        return None
-    return match.group(1)
-
-
-def strip_default(parameter: str) -> str:
-    depth = 0
-    for index, char in enumerate(parameter):
-        if char in "(<[{":
-            depth += 1
-        elif char in ")>]}":
-            depth -= 1
-        elif char == "=" and depth == 0:
-            return parameter[:index].rstrip()
-    return parameter
-
 
 def keep_contract_lines(comment: list[str]) -> list[str]:
     """The contract part of a launcher's doc comment: brief, parameters and the paragraphs that start
@@ -132,101 +91,164 @@ def chapter_contract(header: str) -> list[str]:
     return found
 
 
-def contract(meta: dict, stage: dict) -> tuple[list[str], str, list[str]]:
-    """(the contract's lines, the launcher's definition line(s), the parameter names)."""
+def doc_comment(text: str, name: str) -> list[str]:
+    """The /// lines right above the first line that declares `name(`."""
+    lines = text.splitlines()
+    at = next((i for i, line in enumerate(lines) if re.search(rf"\b{re.escape(name)}\s*\(", line)
+               and not line.lstrip().startswith("//")), None)
+    comment = []
+    for line in reversed(lines[:at] if at is not None else []):
+        if not line.strip().startswith("///"):
+            break
+        comment.insert(0, line.strip()[3:])
+    return comment
+
+
+def contract(meta: dict, stage: dict) -> list[str]:
+    """The chapter's input contract and the contract part of the launcher's doc comment in stages.cuh."""
     header_path = core.ROOT / "chapters" / meta["dir"] / "stages.cuh"
     try:
         text = header_path.read_text()
     except OSError:
         raise core.UserError(f"{core.shown(header_path)} cannot be read: restore it with git.")
-    function = stage.get("function") or ""
-    match = re.search(r"^([^\n;{}/#]*?)\b" + re.escape(function) + r"\s*\(", text, re.M)
-    if not function or not match:
-        raise core.UserError(f"The launcher {function or '?'} of stage {stage['id']} is not declared in "
+    name = core.launcher(meta, stage)
+    if not re.search(rf"\b{re.escape(name)}\s*\(", text):
+        raise core.UserError(f"The launcher {name} of stage {stage['id']} is not declared in "
                              f"{core.shown(header_path)}: the drill cannot write its skeleton.")
-    open_index = match.end() - 1
-    close_index = _matching_paren(text, open_index)
-    prefix = " ".join(match.group(1).split())
-    parameters = [strip_default(" ".join(p.split())) for p in split_parameters(text[open_index + 1:close_index])]
-    parameters = [p for p in parameters if p and p != "void"]
-    names = [n for n in (parameter_name(p) for p in parameters) if n]
-    # The doc comment right above the declaration.
-    before = text[:match.start()].splitlines()
-    comment = []
-    for line in reversed(before):
-        if line.strip().startswith("///"):
-            comment.insert(0, line.strip()[3:])
-        else:
-            break
     lines = chapter_contract(text)
-    stage_lines = keep_contract_lines(comment)
+    stage_lines = keep_contract_lines(doc_comment(text, name))
     if lines and stage_lines:
         lines.append("")
-    lines += stage_lines
-    head = f"{prefix} {function}(".lstrip()
-    one_line = head + ", ".join(parameters) + ")"
-    if len(one_line) <= 110:
-        signature = one_line
-    else:
-        indent = " " * len(head)
-        rows, row = [], head
-        for index, parameter in enumerate(parameters):
-            piece = parameter + (", " if index < len(parameters) - 1 else ")")
-            if len(row) + len(piece.rstrip()) > 110 and row.strip():
-                rows.append(row.rstrip())
-                row = indent
-            row += piece
-        rows.append(row.rstrip())
-        signature = "\n".join(rows)
-    return lines, signature, names
+    return lines + stage_lines
 
 
-def includes_of(meta: dict, stage: dict) -> list[str]:
+# ---- the blank file, from the stage's skeleton ----------------------------------------------------
+
+def skeleton_text(meta: dict, stage: dict) -> str:
+    """The stage's skeleton: the authors' version from git's history when there is one (the learner's
+    file may hold their solution), else the file in exercises/."""
+    path = core.exercise_path(meta, stage)
     try:
-        text = core.exercise_path(meta, stage).read_text()
+        text, _ = reset.original_skeleton(path.relative_to(core.ROOT).as_posix())
+        return text.decode(errors="replace")
+    except (core.UserError, OSError, ValueError):
+        pass
+    try:
+        return path.read_text()
     except OSError:
-        text = ""
-    found = [line.rstrip() for line in text.splitlines() if line.startswith("#include")]
-    return found or [f'#include "{meta["dir"]}/stages.cuh"']
+        raise core.UserError(f"{core.shown(path)} is missing: restore it with `make reset-chapter "
+                             f"{meta['chapter']} STAGE={stage['id']}`; the drill is made from it.")
 
 
-def blank_skeleton(meta: dict, stage: dict, started: float) -> str:
-    lines, signature, names = contract(meta, stage)
-    out = [f"// Drill: chapter {meta['chapter']}, stage {stage['id']}: {stage['title']}.",
-           f"// Started {time.strftime('%Y-%m-%d %H:%M', time.localtime(started))}. Write the kernel(s) and the launcher "
-           "from scratch; the clock is running.",
-           "// Grade: press Enter in the `make drill` window, or run `make drill-grade`.",
-           "//",
-           f"// The contract (chapters/{meta['dir']}/stages.cuh):"]
-    out += [("//   " + line).rstrip() for line in lines]
+def public_launchers(skeleton: str) -> list[str]:
+    """The skeleton's launchers, emptied: what follows its anonymous namespace (the helpers and kernels,
+    left out) inside `namespace WORKBOOK_TRACK`, as lines. A skeleton writes each definition from column 0:
+    signature lines, `{`, an indented body, `}`. Of the bodies only the `(void)` lines stay, which keep
+    the compiler quiet about parameters not used yet."""
+    lines = skeleton.splitlines()
+    start = next((i for i, line in enumerate(lines) if line.startswith("namespace WORKBOOK_TRACK")), None)
+    if start is None:
+        return []
+    anonymous = next((i for i in range(start, len(lines)) if lines[i].startswith("namespace {")), None)
+    if anonymous is not None:
+        start = next((i for i in range(anonymous, len(lines)) if re.match(r"^}\s*// namespace\s*$", lines[i])),
+                     start)
+    kept, in_body = [], False
+    for line in lines[start + 1:]:
+        if re.match(r"^}\s*// namespace WORKBOOK_TRACK", line):
+            break
+        if in_body:
+            if line.startswith("}"):
+                in_body = False
+                kept.append(line)
+            elif "(void)" in line:
+                kept.append(line)
+            continue
+        if line.lstrip().startswith("//"):
+            continue
+        if not line.strip():
+            if kept and kept[-1]:
+                kept.append("")
+            continue
+        kept.append(line.rstrip())
+        if line.startswith("{") or (line.rstrip().endswith("{") and "}" not in line):
+            in_body = True
+    while kept and not kept[-1]:
+        kept.pop()
+    return kept
+
+
+def blank_skeleton(meta: dict, stage: dict, started: float, paper_minutes: float | None = None) -> str:
+    skeleton = skeleton_text(meta, stage)
+    launchers = public_launchers(skeleton)
+    if not any(core.launcher(meta, stage) in line for line in launchers):
+        raise core.UserError(f"The skeleton {core.shown(core.exercise_path(meta, stage))} has no definition of "
+                             f"{core.launcher(meta, stage)}: the drill cannot be made from it.")
+    includes = [line.rstrip() for line in skeleton.splitlines() if line.startswith("#include")]
+    when = time.strftime("%Y-%m-%d %H:%M", time.localtime(started))
+    out = [f"// Drill: chapter {meta['chapter']}, stage {stage['id']}: {stage['title']}."]
+    if paper_minutes:
+        out += [f"// Started {when}, on paper: write it without compiling or running it. In {paper_minutes:g} minutes",
+                "// it is built and graded once (press Enter in the `make drill` window, or run",
+                "// `make drill-grade`, to hand it in earlier).",
+                "//"]
+    else:
+        out += [f"// Started {when}. Write the kernel(s) and the launcher from scratch; the clock is running.",
+                "// Grade: press Enter in the `make drill` window, or run `make drill-grade`.",
+                "//"]
+    out.append(f"// The contract (chapters/{meta['dir']}/stages.cuh):")
+    out += [("//   " + line).rstrip() for line in contract(meta, stage)]
     out.append("")
-    out += includes_of(meta, stage)
-    out += ["", "namespace WORKBOOK_TRACK {", "", "namespace {", "", "}  // namespace", "", signature, "{"]
-    if names:
-        out.append("    " + ", ".join(f"(void){n}" for n in names) + ";")
-    out += ["}", "", "}  // namespace WORKBOOK_TRACK", ""]
+    out += includes or [f'#include "{meta["dir"]}/stages.cuh"']
+    out += ["", "namespace WORKBOOK_TRACK {", "", "namespace {", "", "}  // namespace", ""]
+    out += launchers
+    out += ["", "}  // namespace WORKBOOK_TRACK", ""]
     return "\n".join(out)
 
 
 # ---- choosing a stage ------------------------------------------------------------------------------
 
+# How often interviews ask for a stage (its "interview": {"asked": ...} in stages.json; none: medium).
+ASKED_WEIGHT = {"high": 3.0, "medium": 2.0, "low": 1.0}
+# Times the weight: a stage you passed in your exercises but never as a drill (you know the idea, now
+# recall it against the clock) counts double; one already passed as a drill counts a quarter.
+LEARNED_FACTOR = 2.0
+MASTERED_FACTOR = 0.25
+
+
 def mastered(state: dict, meta: dict, stage: dict) -> bool:
     return bool(st.drill_history(state, meta["chapter"], stage["id"]).get("times"))
 
 
+def interview_tag(stage: dict) -> dict:
+    """The stage's interview tag; a missing or unknown "asked" reads as medium."""
+    tag = stage.get("interview") if isinstance(stage.get("interview"), dict) else {}
+    asked = tag.get("asked") if tag.get("asked") in ASKED_WEIGHT else "medium"
+    return dict(tag, asked=asked)
+
+
+def weight(state: dict, meta: dict, stage: dict) -> float:
+    base = ASKED_WEIGHT[interview_tag(stage)["asked"]]
+    if mastered(state, meta, stage):
+        return base * MASTERED_FACTOR
+    if st.category(st.result(state, meta["chapter"], stage["id"])) == st.PASSED:
+        return base * LEARNED_FACTOR
+    return base
+
+
 def pick(chapters: list[dict], state: dict, rng: random.Random) -> tuple[dict, dict]:
-    """A stage not mastered yet; those you passed in the workbook first (you know the idea, now recall
-    it against the clock); when every stage is mastered, the one with the slowest best time."""
+    """A stage drawn at random, weighted by how often interviews ask for it, by whether you passed it in
+    your exercises (more likely) and by whether you already passed it as a drill (less likely)."""
     pool = [(m, s) for m in chapters for s in m["stages"]]
-    fresh = [(m, s) for m, s in pool if not mastered(state, m, s)]
-    if fresh:
-        learned = [(m, s) for m, s in fresh
-                   if st.category(st.result(state, m["chapter"], s["id"])) == st.PASSED]
-        return rng.choice(learned or fresh)
-    return max(pool, key=lambda ms: st.drill_history(state, ms[0]["chapter"], ms[1]["id"]).get("best", 0))
+    return rng.choices(pool, weights=[weight(state, m, s) for m, s in pool])[0]
 
 
 # ---- running a drill -------------------------------------------------------------------------------
+
+def now() -> float:
+    """The drill's clock (the tests replace it)."""
+    return time.time()
+
 
 def move_aside(path: Path, kind: str) -> Path:
     """Moves a drill file to drill/done/<chapter>/ with a time stamp; returns where it went."""
@@ -253,33 +275,61 @@ def active_drill(state: dict) -> tuple[dict, dict, dict] | None:
     return active, meta, stage
 
 
-def start(meta: dict, stage: dict, state: dict) -> dict:
+def start(meta: dict, stage: dict, state: dict, paper_minutes: float | None = None) -> dict:
     path = drill_file(meta, stage)
-    now = time.time()
-    text = blank_skeleton(meta, stage, now)
+    started = now()
+    text = blank_skeleton(meta, stage, started, paper_minutes)
     if path.exists():
         old = move_aside(path, "earlier")
         print(f"note: an earlier drill file was moved to {core.shown(old)}")
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text)
-    active = {"chapter": meta["chapter"], "stage": stage["id"], "file": core.shown(path), "started": now,
+    active = {"chapter": meta["chapter"], "stage": stage["id"], "file": core.shown(path), "started": started,
               "attempts": 0}
+    if paper_minutes:
+        active["paper_minutes"] = paper_minutes
     state["drills"]["active"] = active
     st.save(state)
     return active
 
 
+def paper_deadline(active: dict) -> float | None:
+    minutes = active.get("paper_minutes")
+    return active["started"] + 60 * minutes if minutes else None
+
+
 def banner(active: dict, meta: dict, stage: dict) -> None:
     print(ui.paint(f"Drill: chapter {meta['chapter']}, stage {stage['id']}: {stage['title']}", "bold"))
-    print(f"Write it in {active['file']}: it holds only the contract. Kernel, launch configuration, tail handling: "
-          "all yours.")
+    tag = interview_tag(stage)
+    asked = f"Asked in interviews: {tag['asked']}"
+    if tag.get("by_hand"):
+        asked += "; expected written by hand, from memory"
+    print(asked + ".")
+    deadline = paper_deadline(active)
+    if deadline is not None:
+        print(f"On paper: write it in {active['file']} without compiling or running it. At "
+              f"{time.strftime('%H:%M', time.localtime(deadline))} ({active['paper_minutes']:g} minutes) it is built "
+              "and graded once.")
+    else:
+        print(f"Write it in {active['file']}: it holds only the contract. Kernel, launch configuration, tail "
+              "handling: all yours.")
     best = st.drill_history(st.load(), meta["chapter"], stage["id"]).get("best")
     if isinstance(best, (int, float)):
         print(f"Your best time on this stage: {ui.duration(best)}.")
 
 
+def finish(active: dict, meta: dict, stage: dict, kind: str) -> Path | None:
+    """Ends the running drill: no drill is active any more, and its file goes to drill/done/."""
+    state = st.load()
+    state["drills"]["active"] = None
+    st.save(state)
+    path = core.ROOT / active["file"]
+    return move_aside(path, kind) if path.exists() else None
+
+
 def grade(active: dict, meta: dict, stage: dict, timeout: float) -> bool:
-    """Builds the drill grader, grades the drill's stage; True when it passed (and was recorded)."""
+    """Builds the drill grader, grades the drill's stage; True when it passed (and was recorded). On
+    paper, this one grading ends the drill, whatever its verdict."""
     core.require_configured_build(meta)
     path = core.ROOT / active["file"]
     if not path.exists():
@@ -290,12 +340,14 @@ def grade(active: dict, meta: dict, stage: dict, timeout: float) -> bool:
         state["drills"]["active"]["attempts"] = state["drills"]["active"].get("attempts", 0) + 1
         active = state["drills"]["active"]
         st.save(state)
-    elapsed = time.time() - active["started"]
-    print(f"[{ui.clock(elapsed)}] building ...", flush=True)
+    paper = paper_deadline(active) is not None
+    print(f"[{ui.clock(now() - active['started'])}] building ...", flush=True)
     ok, output = core.build_target(f"ch{meta['chapter']:02d}_grade_drill")
     if not ok:
         print(core.compile_errors(output))
-        print(ui.paint(f"[{ui.clock(time.time() - active['started'])}] does not compile yet (messages above); "
+        if paper:
+            return paper_verdict(active, meta, stage, "does not compile (the compiler's messages are above)")
+        print(ui.paint(f"[{ui.clock(now() - active['started'])}] does not compile yet (messages above); "
                        "the clock is running.", "red"))
         return False
     record, output = core.run_stage(core.grader_path(meta, "drill"), stage["id"], timeout)
@@ -306,29 +358,76 @@ def grade(active: dict, meta: dict, stage: dict, timeout: float) -> bool:
         return False
     if status != "passed":
         print("\n".join(core.failure_details(output).splitlines()[-25:]))
-        print(ui.paint(f"[{ui.clock(time.time() - active['started'])}] "
-                       f"{core.STATUS_TEXT.get(status, status)}: {record.get('summary', '')}", "red"))
+        verdict = f"{core.STATUS_TEXT.get(status, status)}: {record.get('summary', '')}"
+        if paper:
+            return paper_verdict(active, meta, stage, verdict)
+        print(ui.paint(f"[{ui.clock(now() - active['started'])}] {verdict}", "red"))
         return False
-    seconds = time.time() - active["started"]
+    seconds = now() - active["started"]
     state = st.load()
     entry = st.record_drill_pass(state, meta["chapter"], stage["id"], seconds, active.get("attempts", 1))
-    state["drills"]["active"] = None
     st.save(state)
-    kept = move_aside(path, "passed")
+    kept = finish(active, meta, stage, "passed")
     extra = ""
     if isinstance(record.get("speedup"), (int, float)):
         extra = f", x{record['speedup']:.2f} over the previous stage"
-    print(ui.paint(f"Passed in {ui.duration(seconds)} (grading attempt {active.get('attempts', 1)}{extra}).", "green"))
+    how = "on paper, first time" if paper else f"grading attempt {active.get('attempts', 1)}"
+    print(ui.paint(f"Passed in {ui.duration(seconds)} ({how}{extra}).", "green"))
     if len(entry["times"]) > 1:
         print(f"Your best on this stage: {ui.duration(entry['best'])} over {len(entry['times'])} drills.")
     print(f"Your file is kept in {core.shown(kept)}; `make progress` shows the time.")
     return True
 
 
-def interactive(active: dict, meta: dict, stage: dict, timeout: float) -> int:
-    contract_lines = contract(meta, stage)[0]
+def paper_verdict(active: dict, meta: dict, stage: dict, verdict: str) -> bool:
+    """The end of a paper drill that did not pass: its one grading is its result."""
+    kept = finish(active, meta, stage, "paper-failed")
+    print(ui.paint(f"On paper: {verdict}. The drill ends here (one grading on paper); your file is kept in "
+                   f"{core.shown(kept) if kept else '?'}.", "red"))
+    print(f"Fix it in your exercise (exercises/{meta['dir']}/), or try again: make drill CH={meta['chapter']} "
+          f"STAGE={stage['id']} PAPER=1.")
+    return False
+
+
+def wait_for_hand_in(deadline: float) -> str:
+    """Waits, without compiling anything, until the deadline or until Enter; "time" or "handed in"."""
+    import select
+    last_shown = None
     while True:
-        elapsed = time.time() - active["started"]
+        left = deadline - now()
+        if left <= 0:
+            return "time"
+        minutes = int(left // 60) + 1
+        if minutes != last_shown and (minutes in (1, 5) or last_shown is None):
+            print(f"[{ui.clock(left)} left] Enter hands it in now.", flush=True)
+        last_shown = minutes
+        try:
+            ready, _, _ = select.select([sys.stdin], [], [], min(left, 30.0))
+        except (OSError, ValueError):   # no selectable standard input: just wait
+            time.sleep(min(left, 30.0))
+            continue
+        if ready:
+            sys.stdin.readline()
+            return "handed in"
+
+
+def paper(active: dict, meta: dict, stage: dict, timeout: float, wait=wait_for_hand_in) -> int:
+    """Paper mode in the terminal: wait for the time (or Enter), then grade once."""
+    try:
+        how = wait(paper_deadline(active))
+    except KeyboardInterrupt:
+        print("\nThe drill is still running: `make drill` resumes it, `make drill-grade` hands it in, "
+              "`make drill-stop` gives it up.")
+        return 0
+    print("Time is up: building and grading your drill once." if how == "time" else
+          "Handed in: building and grading your drill once.")
+    return 0 if grade(active, meta, stage, timeout) else 1
+
+
+def interactive(active: dict, meta: dict, stage: dict, timeout: float) -> int:
+    contract_lines = contract(meta, stage)
+    while True:
+        elapsed = now() - active["started"]
         try:
             answer = input(f"[{ui.clock(elapsed)}] Enter: grade   c: show the contract   "
                            "q: quit (the clock keeps running) > ")
@@ -350,6 +449,21 @@ def interactive(active: dict, meta: dict, stage: dict, timeout: float) -> int:
             print("\ngrading interrupted")
 
 
+def paper_minutes(args) -> float | None:
+    if not getattr(args, "paper", False):
+        return None
+    minutes = getattr(args, "minutes", None)
+    if minutes is None:
+        return 20.0
+    try:
+        minutes = float(minutes)
+    except (TypeError, ValueError):
+        minutes = -1.0
+    if not 0 < minutes <= 600:
+        raise core.UserError(f"PAPER_MINUTES={getattr(args, 'minutes')} is not a number of minutes from 1 to 600.")
+    return minutes
+
+
 def command_drill(args) -> int:
     state = st.load()
     running = active_drill(state)
@@ -364,12 +478,10 @@ def command_drill(args) -> int:
             print("No drill is running.")
             return 0
         active, meta, stage = running
-        path = core.ROOT / active["file"]
-        where = f"; your file is in {core.shown(move_aside(path, 'stopped'))}" if path.exists() else ""
-        state["drills"]["active"] = None
-        st.save(state)
+        kept = finish(active, meta, stage, "stopped")
+        where = f"; your file is in {core.shown(kept)}" if kept else ""
         print(f"Drill of chapter {meta['chapter']}, stage {stage['id']} stopped after "
-              f"{ui.duration(time.time() - active['started'])}{where}.")
+              f"{ui.duration(now() - active['started'])}{where}.")
         return 0
 
     if getattr(args, "grade", False):
@@ -385,13 +497,15 @@ def command_drill(args) -> int:
         asked = asked or (wanted_stage not in (None, "") and core.stage_ids(meta, wanted_stage)[0] != stage["id"])
         if asked:
             raise core.UserError(f"A drill is running (chapter {meta['chapter']}, stage {stage['id']}, "
-                                 f"{ui.duration(time.time() - active['started'])} so far): finish it with "
+                                 f"{ui.duration(now() - active['started'])} so far): finish it with "
                                  "`make drill-grade`, or give it up with `make drill-stop`, then start another.")
-        print(f"Resuming the drill started {ui.duration(time.time() - active['started'])} ago.")
+        print(f"Resuming the drill started {ui.duration(now() - active['started'])} ago.")
     else:
+        minutes = paper_minutes(args)
         if chapter in (None, ""):
             if wanted_stage not in (None, ""):
-                raise core.UserError(f"STAGE={wanted_stage} needs a chapter too, e.g. make drill CH=1 STAGE={wanted_stage}.")
+                raise core.UserError(f"STAGE={wanted_stage} needs a chapter too, "
+                                     f"e.g. make drill CH=1 STAGE={wanted_stage}.")
             chapters = core.all_chapters()
             if not chapters:
                 raise core.UserError("There are no chapters to drill on.")
@@ -402,9 +516,13 @@ def command_drill(args) -> int:
                 stage = core.find_stage(meta, wanted_stage)
             else:
                 meta, stage = pick([meta], state, random.Random(getattr(args, "seed", None)))
-        active = start(meta, stage, state)
+        active = start(meta, stage, state, minutes)
     banner(active, meta, stage)
+    on_paper = paper_deadline(active) is not None
     if getattr(args, "no_wait", False) or not sys.stdin.isatty():
-        print("Grade it with `make drill-grade` when you are ready; the clock is running.")
+        print("Hand it in with `make drill-grade` when the time is up (it is graded once)." if on_paper else
+              "Grade it with `make drill-grade` when you are ready; the clock is running.")
         return 0
+    if on_paper:
+        return paper(active, meta, stage, args.timeout)
     return interactive(active, meta, stage, args.timeout)
