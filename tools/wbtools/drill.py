@@ -188,7 +188,8 @@ def blank_skeleton(meta: dict, stage: dict, started: float, paper_minutes: float
     when = time.strftime("%Y-%m-%d %H:%M", time.localtime(started))
     out = [f"// Drill: chapter {meta['chapter']}, stage {stage['id']}: {stage['title']}."]
     if paper_minutes:
-        out += [f"// Started {when}, on paper: write it without compiling or running it. In {paper_minutes:g} minutes",
+        out += [f"// Started {when}, on paper: write it without compiling or running it. "
+                f"In {minutes_text(paper_minutes)}",
                 "// it is built and graded once (press Enter in the `make drill` window, or run",
                 "// `make drill-grade`, to hand it in earlier).",
                 "//"]
@@ -293,6 +294,10 @@ def start(meta: dict, stage: dict, state: dict, paper_minutes: float | None = No
     return active
 
 
+def minutes_text(minutes: float) -> str:
+    return f"{minutes:g} minute{'' if minutes == 1 else 's'}"
+
+
 def paper_deadline(active: dict) -> float | None:
     minutes = active.get("paper_minutes")
     return active["started"] + 60 * minutes if minutes else None
@@ -307,9 +312,9 @@ def banner(active: dict, meta: dict, stage: dict) -> None:
     print(asked + ".")
     deadline = paper_deadline(active)
     if deadline is not None:
-        print(f"On paper: write it in {active['file']} without compiling or running it. At "
-              f"{time.strftime('%H:%M', time.localtime(deadline))} ({active['paper_minutes']:g} minutes) it is built "
-              "and graded once.")
+        at = time.strftime("%H:%M", time.localtime(deadline))
+        print(f"On paper: write it in {active['file']} without compiling or running it. At {at} "
+              f"({minutes_text(active['paper_minutes'])}) it is built and graded once.")
     else:
         print(f"Write it in {active['file']}: it holds only the contract. Kernel, launch configuration, tail "
               "handling: all yours.")
