@@ -6,6 +6,8 @@ ui        terminal output: colours, symbols, progress bar, durations
 check     `make check-chapter`   bench  `make bench`         chapters  `make chapters`
 progress  `make progress`        hints  `make hint`          reset  `make reset-chapter`
 watch     `make watch-chapter`   drill  `make drill`         plot   `make plot-chapter`
+catalog   the catalog's header grammar and judge (CMake, ctest and selfcheck.py use it)
+static_check  `make selfcheck-static`: the files against stages.json, with no build
 
 Standard library only, except plot, which needs matplotlib and says so when it is missing.
 """
