@@ -8,6 +8,7 @@ import io
 import stat
 import sys
 import unittest
+from unittest import mock
 
 from support import REPO, WorkbookTest
 
@@ -124,6 +125,15 @@ class Judge(WorkbookTest):
         code, out = self.judge('// expect: too-slow "too slow"', "", emulated=True)
         self.assertEqual(code, 0)
         self.assertIn("WORKBOOK-SKIP: its verdict comes from the speed checks", out)
+
+    def test_no_gpu_and_no_sanitizer_are_skips(self):
+        code, out = self.judge('// expect: wrong "the tail"', "WORKBOOK-SKIP: no CUDA device was found")
+        self.assertEqual(code, 0)
+        self.assertIn("WORKBOOK-SKIP: no CUDA device", out)
+        with mock.patch.object(catalog, "sanitizer_path", lambda: None):
+            code, out = self.judge('// expect: race "hazard"', "")
+        self.assertEqual(code, 0)
+        self.assertIn("WORKBOOK-SKIP: compute-sanitizer (CUDA Toolkit, bin/) was not found", out)
 
     def test_cmake_listing(self):
         folder = self.tmp / "catalog"
