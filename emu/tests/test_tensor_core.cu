@@ -275,6 +275,16 @@ __global__ void ldmatrix_unaligned(std::uint32_t* out)
     out[threadIdx.x] = r[0];
 }
 
+/// The tile is never written: every row ldmatrix reads is still the fill bytes.
+constexpr int kUnwrittenLine = __LINE__ + 5;
+__global__ void ldmatrix_unwritten(std::uint32_t* out)
+{
+    __shared__ alignas(16) std::uint16_t rows[32][8];
+    std::uint32_t r[4];
+    wb::ldmatrix_x4(r, rows[threadIdx.x]);
+    out[threadIdx.x] = r[0];
+}
+
 // ---- WMMA -------------------------------------------------------------------------------------------
 
 namespace wmma = nvcuda::wmma;
@@ -426,6 +436,18 @@ TEST_CASE("ldmatrix from global memory or from unaligned rows is reported", "[em
     outcome = emu_test::finish();
     CHECK(outcome.error != cudaSuccess);
     CHECK(contains(outcome.report, "not 16-byte aligned"));
+}
+
+TEST_CASE("ldmatrix of shared memory that no thread wrote is reported", "[emu][tensor]")
+{
+    emu_test::CheckScope all_blocks(2);
+    DeviceArray<std::uint32_t> out(32);
+    ldmatrix_unwritten<<<1, 32>>>(out.data);
+    const auto outcome = emu_test::finish();
+    CHECK(outcome.error != cudaSuccess);
+    CHECK(contains(outcome.report, "no thread wrote"));
+    // The access is made inside the emulator's ldmatrix; the report names the learner's call.
+    CHECK(contains(outcome.report, "test_tensor_core.cu:" + std::to_string(kUnwrittenLine)));
 }
 
 TEST_CASE("WMMA load, mma and store give A B + C for every layout, f16 and bf16", "[emu][tensor][wmma]")
