@@ -285,6 +285,20 @@ __global__ void ldmatrix_unwritten(std::uint32_t* out)
     out[threadIdx.x] = r[0];
 }
 
+/// Warp 1 fills the tile that warp 0 reads with ldmatrix, with no __syncthreads() between them.
+constexpr int kRaceLine = __LINE__ + 8;
+__global__ void ldmatrix_without_barrier(std::uint32_t* out)
+{
+    __shared__ alignas(16) std::uint16_t rows[32][8];
+    if (threadIdx.x >= 32) {
+        for (int c = 0; c < 8; ++c) rows[threadIdx.x - 32][c] = static_cast<std::uint16_t>(c);
+    } else {
+        std::uint32_t r[4];
+        wb::ldmatrix_x4(r, rows[threadIdx.x]);
+        out[threadIdx.x] = r[0];
+    }
+}
+
 // ---- WMMA -------------------------------------------------------------------------------------------
 
 namespace wmma = nvcuda::wmma;
@@ -448,6 +462,19 @@ TEST_CASE("ldmatrix of shared memory that no thread wrote is reported", "[emu][t
     CHECK(contains(outcome.report, "no thread wrote"));
     // The access is made inside the emulator's ldmatrix; the report names the learner's call.
     CHECK(contains(outcome.report, "test_tensor_core.cu:" + std::to_string(kUnwrittenLine)));
+}
+
+TEST_CASE("ldmatrix of a tile another warp writes without a barrier is a race, reported at the call",
+          "[emu][tensor]")
+{
+    emu_test::CheckScope all_blocks(2);
+    emu_test::ScheduleScope reverse(1);   // warp 1 writes first, then warp 0 reads
+    DeviceArray<std::uint32_t> out(32);
+    ldmatrix_without_barrier<<<1, 64>>>(out.data);
+    const auto outcome = emu_test::finish();
+    CHECK(outcome.error != cudaSuccess);
+    CHECK(contains(outcome.report, "race"));
+    CHECK(contains(outcome.report, "test_tensor_core.cu:" + std::to_string(kRaceLine)));
 }
 
 TEST_CASE("WMMA load, mma and store give A B + C for every layout, f16 and bf16", "[emu][tensor][wmma]")
