@@ -23,7 +23,10 @@
 /// where "[2t, 2t+1]" means two 16-bit elements packed into one 32-bit register, the lower index in
 /// the low half (see pack2()). `ldmatrix_x4` on a 16 x 16 tile of A stored row by row (lanes 0-15
 /// pointing at rows 0-15 of columns 0-7, lanes 16-31 at rows 0-15 of columns 8-15) delivers exactly
-/// a[0..3]; `ldmatrix_x2_trans` on a 16 x 8 tile of B stored row by row (K rows of N elements) delivers b[0..1].
+/// a[0..3]. For B, `ldmatrix_x2_trans` on a 16 x 8 tile stored row by row (K rows of N elements; lanes
+/// 0-15 pointing at rows k = 0-15) delivers b[0..1]; so does `ldmatrix_x2` (no .trans) when B is stored
+/// transposed, N rows of K elements (lanes 0-7 at rows n = 0-7 of columns k = 0-7, lanes 8-15 at the
+/// same rows, columns k = 8-15). `ldmatrix_x4` / `ldmatrix_x4_trans` load two such B tiles (n and n + 8).
 #pragma once
 
 #include <cuda_bf16.h>
