@@ -18,8 +18,9 @@
 ///
 /// load_matrix_sync, store_matrix_sync and mma_sync are operations of the whole warp: all 32 lanes
 /// must call them at the same place (a divergent call or a warp of fewer than 32 threads is
-/// reported with the source line). Their requirements are checked: the pointer 32-byte aligned and
-/// ldm a multiple of 16 bytes (8 elements of 16 bits, 4 floats). mma_sync multiplies in fp32 (products
+/// reported with the source line). Their requirements are checked: ldm a multiple of 16 bytes (8
+/// elements of 16 bits, 4 floats) and the pointer 16-byte aligned (CUDA asks for 32 bytes: see
+/// check_memory). mma_sync multiplies in fp32 (products
 /// exact, fused multiply-adds in k order); a __half accumulator is rounded to __half once at the end.
 #pragma once
 
@@ -117,14 +118,17 @@ inline T from_float(float v)
 
 inline std::string describe_call(const char* what) { return std::string("nvcuda::wmma::") + what; }
 
-/// CUDA's requirements on the memory of a load or store: 256-bit aligned pointer, ldm a multiple of
-/// 16 bytes. (A GPU gives undefined results otherwise; the emulator stops the kernel.)
+/// CUDA's requirements on the memory of a load or store: a 256-bit (32-byte) aligned pointer and ldm a
+/// multiple of 16 bytes. The pointer is checked for 16-byte alignment only: the emulator places shared
+/// arrays 16-byte aligned, so a tile that happens to be 32-byte aligned on a GPU may not be here, and a
+/// pointer that is not even 16-byte aligned is wrong everywhere. (A GPU gives undefined results or a
+/// misaligned-address error; the emulator stops the kernel with the line.)
 template <class T>
 inline void check_memory(const void* p, unsigned ldm, const char* what, const char* file, int line)
 {
-    if (reinterpret_cast<std::uintptr_t>(p) % 32 != 0) {
+    if (reinterpret_cast<std::uintptr_t>(p) % 16 != 0) {
         emu::tc::misuse(describe_call(what) + " with the pointer " + emu::tc::hex_address(p) +
-                            " (not 32-byte aligned: WMMA needs 256-bit aligned pointers)",
+                            " (not even 16-byte aligned: WMMA needs 256-bit, 32-byte, aligned pointers)",
                         file, line);
     }
     if ((ldm * sizeof(T)) % 16 != 0) {
