@@ -381,20 +381,27 @@ std::string source_line_of(const void* pc)
                                  : length > 0 ? std::string(exe, static_cast<std::size_t>(length)) : std::string();
         // A return address points after the call: the access is one byte earlier.
         const auto offset = reinterpret_cast<std::uintptr_t>(pc) - reinterpret_cast<std::uintptr_t>(info.dli_fbase) - 1;
+        // -i: the chain of inlined calls, innermost first. An access made inside the emulator's headers or
+        // the workbook's device library (an ldmatrix row, a WMMA load) is reported at the first line
+        // outside them: the learner's call.
         char command[4400];
-        std::snprintf(command, sizeof command, "addr2line -e '%s' 0x%lx 2>/dev/null", file.c_str(),
+        std::snprintf(command, sizeof command, "addr2line -i -e '%s' 0x%lx 2>/dev/null", file.c_str(),
                       static_cast<unsigned long>(offset));
         if (FILE* pipe = popen(command, "r")) {
             char line[4096] = {};
-            if (std::fgets(line, sizeof line, pipe)) {
+            while (std::fgets(line, sizeof line, pipe)) {
                 std::string answer(line);
                 while (!answer.empty() && (answer.back() == '\n' || answer.back() == ' ')) answer.pop_back();
                 if (const auto paren = answer.find(" ("); paren != std::string::npos) answer.resize(paren);
                 const auto colon = answer.rfind(':');
-                if (colon != std::string::npos && answer.compare(0, 2, "??") != 0 && answer.substr(colon) != ":0" &&
-                    answer.substr(colon) != ":?") {
-                    text = where(answer.substr(0, colon).c_str(), std::atoi(answer.c_str() + colon + 1));
+                if (colon == std::string::npos || answer.compare(0, 2, "??") == 0 || answer.substr(colon) == ":0" ||
+                    answer.substr(colon) == ":?") {
+                    continue;
                 }
+                const bool library = answer.find("/emu/include/") != std::string::npos ||
+                                     answer.find("/chapters/common/") != std::string::npos;
+                if (text.empty() || !library) text = where(answer.substr(0, colon).c_str(), std::atoi(answer.c_str() + colon + 1));
+                if (!library) break;
             }
             pclose(pipe);
         }
