@@ -8,7 +8,8 @@ One browser opens every page of <docs>/html and, once MathJax has finished, read
   - no MathJax error ("Math input error", merror) and no TeX left unrendered in the text;
   - a page whose HTML holds formulas shows them typeset;
   - every local link leads to a file that exists, and to an anchor that exists on it;
-  - every interview answer is folded (<details>) and holds its text.
+  - every interview answer is folded (<details>) and holds its text;
+  - no Markdown or Doxygen markup left as text (a literal ** or \\ref).
 Then it copies the site to a temporary folder and opens the pages with formulas there: the site must
 not depend on where it was built (MathJax is loaded by a relative path). Screenshots of four pages
 are kept in <docs>/screenshots/. Exit status: 0 passed, 1 failed, 77 skipped (no Chromium, no site).
@@ -61,9 +62,9 @@ class Browser:
         self._from_browser, from_browser_w = os.pipe()
         args = [executable, "--headless", "--disable-gpu", "--remote-debugging-pipe", "--no-first-run",
                 "--allow-file-access-from-files", "--hide-scrollbars", f"--user-data-dir={profile}",
-                f"--window-size={WINDOW[0]},{WINDOW[1]}", "about:blank"]
-        if hasattr(os, "geteuid") and os.geteuid() == 0:
-            args.insert(1, "--no-sandbox")   # Chromium refuses to run as root with its sandbox
+                f"--window-size={WINDOW[0]},{WINDOW[1]}", "--no-sandbox", "about:blank"]
+        # --no-sandbox: Chromium refuses to run as root with its sandbox, and inside many CI
+        # containers it cannot set one up; the browser only opens the site's own local files.
         # The child reads the "to browser" pipe as fd 3 and writes the "from browser" pipe as fd 4
         # (copied out of the way first, in case a pipe end already is fd 3 or 4).
         def plumb():
@@ -274,6 +275,19 @@ def formula_problems(raw_html: str, reader: PageReader) -> list[str]:
     return problems
 
 
+def markup_problems(reader: PageReader) -> list[str]:
+    """Markdown or Doxygen markup that reached the page as text: `**` of a bold Doxygen did not
+    take (it starts with a code span or a quote), or a \\ref split over two lines."""
+    text = "".join(reader.visible_text)
+    problems = []
+    for marker, what in (("**", "literal ** (bold not rendered)"), ("\\ref ", "literal \\ref (a broken reference)")):
+        at = text.find(marker)
+        if at >= 0:
+            context = " ".join(text[max(0, at - 40):at + 50].split())
+            problems.append(f"{what}: ...{context}...")
+    return problems
+
+
 def answer_problems(raw_html: str, reader: PageReader) -> list[str]:
     expected = raw_html.count('class="workbook-answer"')
     problems = []
@@ -299,6 +313,7 @@ def check_site(browser: Browser, site: Path, pages: list[Path], shots: Path | No
             if full:
                 problems += link_problems(page, reader, site, anchor_cache)
                 problems += answer_problems(raw, reader)
+                problems += markup_problems(reader)
             if shots is not None and page.name in SCREENSHOTS:
                 browser.screenshot(shots / SCREENSHOTS[page.name])
         if problems:
