@@ -146,6 +146,8 @@ class Browser:
         return dom, failed
 
     def screenshot(self, path: Path) -> None:
+        # MathJax's "Typesetting math: 100%" box fades out a moment after it has finished
+        self.evaluate("(m => { if (m) m.style.display = 'none'; })(document.getElementById('MathJax_Message'))")
         data = self.call("Page.captureScreenshot", {"format": "png"}, session=True)["data"]
         path.write_bytes(base64.b64decode(data))
 
