@@ -10,6 +10,7 @@
     python3 tools/workbook.py watch 2        re-grade the stage you save, on every save
     python3 tools/workbook.py drill [2]      a timed interview drill on a blank stage
     python3 tools/workbook.py plot 2         the chapter's `make bench` ladder as PNG and SVG
+    python3 tools/workbook.py profile 5 --stage 4   Nsight Compute counters: your stage 4 beside references 3, 4
 
 Standard library only (plot needs matplotlib). It never writes outside build/ except where a
 command says so: reset writes exercises/ (after a backup), drill writes drill/.
@@ -26,7 +27,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from wbtools import core, drill, hints, plot, progress, reset, watch  # noqa: E402
+from wbtools import core, drill, hints, plot, profile, progress, reset, watch  # noqa: E402
 from wbtools import state as progress_state  # noqa: E402
 from wbtools.core import (BENCH_RE, BUILD, RESULT_RE, ROOT, STATUS_TEXT, UserError, chapter_dirs,  # noqa: E402,F401
                           chapter_list, failure_details, format_number, grader_path, load_chapter, run_stage,
@@ -135,6 +136,8 @@ def command_check(args) -> int:
             print(failure_details(output))
     if batch_sanitizer and not emulated:
         shown_failure = sanitize_passed_stages(meta, grader, results, args.timeout, shown_failure)
+    if not emulated:
+        profile.after_check(meta, grader, results, args.timeout)   # a "too slow" stage, under Nsight Compute
     print()
     print_table(meta, results)
     if not args.solutions:
@@ -337,6 +340,14 @@ def add_learner_commands(sub) -> None:
     command.add_argument("--results", help="default: build/bench/results.json")
     command.add_argument("--out", help="default: build/plots/")
     command.set_defaults(func=plot.command_plot)
+
+    command = sub.add_parser("profile", help="Nsight Compute counters of a stage beside the reference stages")
+    command.add_argument("chapter")
+    command.add_argument("--stage", help="your stage k beside references k-1 and k (default: every reference stage)")
+    command.add_argument("--solutions", action="store_true", help="profile the reference's stage k as the candidate")
+    command.add_argument("--markdown", action="store_true", help="print the chapter's table as Markdown (for the README)")
+    command.add_argument("--timeout", type=float, default=600.0, help="seconds per profiled launcher")
+    command.set_defaults(func=profile.command_profile)
 
 
 if __name__ == "__main__":
