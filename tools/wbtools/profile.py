@@ -416,8 +416,8 @@ def profile_columns(meta: dict, grader: Path, runs: list[tuple[int, str]], timeo
             if record is None and not why:
                 why = "the grader printed no profile record"
             column = Column(label, kernels=(record or {}).get("kernels", []), note=why)
-            if record is not None and not record.get("label"):
-                column.note = "this stage has nothing to compare with here"
+            if record is not None and not record.get("label"):   # e.g. stage 1 has no previous stage
+                column.label, column.note = f"({which}: none)", "this stage has no such launcher"
             if kernels:
                 column.values = aggregate(kernels, metrics)
             columns.append(column)
