@@ -345,7 +345,7 @@ def add_learner_commands(sub) -> None:
     command.add_argument("chapter")
     command.add_argument("--stage", help="your stage k beside references k-1 and k (default: every reference stage)")
     command.add_argument("--solutions", action="store_true", help="profile the reference's stage k as the candidate")
-    command.add_argument("--markdown", action="store_true", help="print the chapter's table as Markdown (for the README)")
+    command.add_argument("--markdown", action="store_true", help="print the chapter's table as Markdown (READMEs)")
     command.add_argument("--timeout", type=float, default=600.0, help="seconds per profiled launcher")
     command.set_defaults(func=profile.command_profile)
 

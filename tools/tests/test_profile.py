@@ -77,6 +77,15 @@ class CsvTest(unittest.TestCase):
         self.assertIn("No kernels were profiled", str(raised.exception))
 
 
+class NoRecordTest(unittest.TestCase):
+    def test_no_gpu_emulated_build_and_no_timed_case_are_told_apart(self):
+        self.assertEqual(profile.no_profile_reason("WORKBOOK-SKIP: no NVIDIA GPU driver was found.\n"),
+                         "Profiling needs an NVIDIA GPU: no NVIDIA GPU driver was found.")
+        emulated = 'WORKBOOK-RESULT {"chapter": 5, "stage": 4, "status": "passed", "emulated": true, "summary": ""}\n'
+        self.assertIn("CPU emulator", profile.no_profile_reason(emulated))
+        self.assertIn("no timed case", profile.no_profile_reason(""))
+
+
 class AggregateTest(unittest.TestCase):
     def test_counts_add_ratios_divide_the_sums_rates_weigh_by_duration(self):
         kernels = profile.parse_ncu_csv(fixture("ncu_ch02_stage7_learner.csv"))
@@ -99,7 +108,8 @@ class TableTest(WorkbookTest):
     def columns(self):
         metrics = profile.chapter_metrics(5)
         out = []
-        for label, which in (("your stage", "learner"), ("reference stage 3", "previous"), ("reference stage 4", "current")):
+        launchers = (("your stage", "learner"), ("reference stage 3", "previous"), ("reference stage 4", "current"))
+        for label, which in launchers:
             kernels = profile.parse_ncu_csv(fixture(f"ncu_ch05_stage4_{which}.csv"))
             out.append(profile.Column(label, profile.aggregate(kernels, metrics)))
         return metrics, out

@@ -167,7 +167,8 @@ def parse_ncu_csv(text: str) -> list[dict]:
     lines = text.splitlines()
     start = next((i for i, line in enumerate(lines) if line.startswith('"ID"')), None)
     if start is None:
-        raise ProfileError("Nsight Compute profiled no kernel: " + (last_ncu_message(text) or "it printed no table") + ".")
+        reason = last_ncu_message(text) or "it printed no table"
+        raise ProfileError(f"Nsight Compute profiled no kernel: {reason}.")
     rows = list(csv.reader(io.StringIO("\n".join(lines[start:]))))
     header, units, data = rows[0], rows[1] if len(rows) > 1 else [], rows[2:]
     kernels = []
@@ -347,7 +348,8 @@ def launch_facts_text(columns: list[Column]) -> str:
             continue
         k = max(c.kernels, key=lambda k: k.get("blocks", 0) * k.get("threads_per_block", 0))
         occupancy = k.get("occupancy")
-        occ = f", theoretical occupancy {100 * occupancy:.0f}%" if isinstance(occupancy, (int, float)) and occupancy >= 0 else ""
+        known = isinstance(occupancy, (int, float)) and occupancy >= 0
+        occ = f", theoretical occupancy {100 * occupancy:.0f}%" if known else ""
         regs = f", {k['registers']} registers" if k.get("registers", -1) >= 0 else ""
         lines.append(f"    {c.label}: {len(c.kernels)} kernel(s); `{k.get('name')}` {k.get('blocks')} blocks x "
                      f"{k.get('threads_per_block')} threads{regs}, {k.get('shared_bytes')} B shared{occ}")
@@ -387,19 +389,33 @@ def run_launcher(ncu: str | None, grader: Path, stage: int, which: str, metrics:
     output = proc.stdout + proc.stderr
     records = core.parse_results(proc.stdout, "WORKBOOK-PROFILE")
     record = records[-1] if records else None
+    if record is None:
+        return None, None, no_profile_reason(proc.stdout)
     if not ncu:
         return record, None, no_ncu_advice()
     if PERMISSION_ERROR in output:
         return record, None, permission_advice()
     exported = report.with_suffix(".ncu-rep")
     if not exported.exists():
-        return record, None, "Nsight Compute wrote no report: " + (last_ncu_message(output) or f"exit code {proc.returncode}")
+        reason = last_ncu_message(output) or f"exit code {proc.returncode}"
+        return record, None, f"Nsight Compute wrote no report: {reason}"
     imported = subprocess.run([ncu, "--import", str(exported), "--csv", "--page", "raw", "--print-units", "base"],
                               capture_output=True, text=True, timeout=timeout)
     try:
         return record, parse_ncu_csv(imported.stdout + imported.stderr), ""
     except ProfileError as error:
         return record, None, str(error)
+
+
+def no_profile_reason(output: str) -> str:
+    """Why the grader printed no WORKBOOK-PROFILE line: no GPU, an emulated build, or no timed case."""
+    skip = re.search(r"^WORKBOOK-SKIP: (.*?)\.?$", output, re.M)
+    if skip:
+        return f"Profiling needs an NVIDIA GPU: {skip.group(1)}."
+    if any(r.get("emulated") for r in core.parse_results(output)):
+        return ("This build runs the kernels on the CPU emulator: profiling needs a GPU build (make clean, then "
+                "without BACKEND=cpu).")
+    return "The grader printed no profile record: this stage has no timed case to profile."
 
 
 def profile_columns(meta: dict, grader: Path, runs: list[tuple[int, str]], timeout: float,
@@ -411,10 +427,9 @@ def profile_columns(meta: dict, grader: Path, runs: list[tuple[int, str]], timeo
     with tempfile.TemporaryDirectory(prefix="workbook-profile-") as tmp:
         for stage, which in runs:
             record, kernels, why = run_launcher(ncu, grader, stage, which, names, timeout, Path(tmp))
-            label = (record or {}).get("label") or {"learner": "your stage", "previous": f"reference stage {stage - 1}",
-                                                      "current": f"reference stage {stage}"}[which]
-            if record is None and not why:
-                why = "the grader printed no profile record"
+            default = {"learner": "your stage", "previous": f"reference stage {stage - 1}",
+                       "current": f"reference stage {stage}"}[which]
+            label = (record or {}).get("label") or default
             column = Column(label, kernels=(record or {}).get("kernels", []), note=why)
             if record is not None and not record.get("label"):   # e.g. stage 1 has no previous stage
                 column.label, column.note = f"({which}: none)", "this stage has no such launcher"
@@ -432,11 +447,13 @@ def profile_columns(meta: dict, grader: Path, runs: list[tuple[int, str]], timeo
 
 # ---- the commands ---------------------------------------------------------------------------------
 
-def profile_stage(meta: dict, stage: int, timeout: float, ncu: str | None, track: str = "exercises") -> tuple[str, dict]:
+def profile_stage(meta: dict, stage: int, timeout: float, ncu: str | None,
+                  track: str = "exercises") -> tuple[str, dict]:
     """`make profile-chapter N STAGE=k`: the stage beside references k-1 and k. Returns (text, record)."""
     grader = core.grader_path(meta, track)
     if not grader.exists():
-        raise core.UserError(f"The grader {core.shown(grader)} is not built: run `make check-chapter {meta['chapter']}`.")
+        raise core.UserError(f"The grader {core.shown(grader)} is not built: "
+                             f"run `make check-chapter {meta['chapter']}`.")
     runs = [(stage, "learner"), (stage, "previous"), (stage, "current")]
     columns, missing = profile_columns(meta, grader, runs, timeout, ncu)
     metrics = chapter_metrics(meta["chapter"])
@@ -453,10 +470,9 @@ def profile_stage(meta: dict, stage: int, timeout: float, ncu: str | None, track
     if missing:
         parts.append(missing)
     record = {"chapter": meta["chapter"], "stage": stage, "missing": missing,
-              "highlight": highlight.key if highlight else None,
-              "columns": [{"label": c.label, "values": c.values, "kernels": c.kernels, "note": c.note} for c in columns]}
-    markdown = f"### {title}\n\n" + (render_table(metrics, columns, highlight, markdown=True) if any(c.values for c in columns)
-                                      else missing) + "\n"
+              "highlight": highlight.key if highlight else None, "columns": columns_record(columns)}
+    table = render_table(metrics, columns, highlight, markdown=True) if any(c.values for c in columns) else missing
+    markdown = f"### {title}\n\n{table}\n"
     write_outputs(f"ch{meta['chapter']:02d}_stage{stage}", markdown, record)
     return "\n".join(parts), record
 
@@ -465,7 +481,8 @@ def profile_chapter(meta: dict, timeout: float, ncu: str | None) -> tuple[str, s
     """`make profile-chapter N`: every reference stage, one column each. Returns (text, markdown, record)."""
     grader = core.grader_path(meta, "solutions")
     if not grader.exists():
-        raise core.UserError(f"The grader {core.shown(grader)} is not built: run `make profile-chapter {meta['chapter']}` "
+        raise core.UserError(f"The grader {core.shown(grader)} is not built: "
+                             f"run `make profile-chapter {meta['chapter']}` "
                              "(it builds it) or `make test`.")
     runs = [(s["id"], "current") for s in meta["stages"]]
     columns, missing = profile_columns(meta, grader, runs, timeout, ncu)
@@ -477,10 +494,13 @@ def profile_chapter(meta: dict, timeout: float, ncu: str | None) -> tuple[str, s
                                  launch_facts_text(columns),
                                  render_table(metrics, columns, None, markdown=False) if markdown else "",
                                  missing] if p)
-    record = {"chapter": meta["chapter"], "missing": missing,
-              "columns": [{"label": c.label, "values": c.values, "kernels": c.kernels, "note": c.note} for c in columns]}
+    record = {"chapter": meta["chapter"], "missing": missing, "columns": columns_record(columns)}
     write_outputs(f"ch{meta['chapter']:02d}", f"<!-- profile-table ch{meta['chapter']:02d} -->\n{markdown}\n", record)
     return text, markdown, record
+
+
+def columns_record(columns: list[Column]) -> list[dict]:
+    return [{"label": c.label, "values": c.values, "kernels": c.kernels, "note": c.note} for c in columns]
 
 
 def write_outputs(stem: str, markdown: str, record: dict) -> None:
