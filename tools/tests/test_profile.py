@@ -84,6 +84,14 @@ class NoRecordTest(unittest.TestCase):
         emulated = 'WORKBOOK-RESULT {"chapter": 5, "stage": 4, "status": "passed", "emulated": true, "summary": ""}\n'
         self.assertIn("CPU emulator", profile.no_profile_reason(emulated))
         self.assertIn("no timed case", profile.no_profile_reason(""))
+        crashed = ('WORKBOOK-RESULT {"chapter": 5, "stage": 4, "status": "crashed", '
+                   '"summary": "the GPU reported an error"}')
+        self.assertIn("stopped before the stage's timed case: the GPU reported", profile.no_profile_reason(crashed))
+
+    def test_a_table_without_its_units_row_keeps_its_first_kernel(self):
+        text = fixture("ncu_ch02_stage7_learner.csv").splitlines()
+        kernels = profile.parse_ncu_csv("\n".join([text[0]] + text[2:]))
+        self.assertEqual(len(kernels), 2)
 
 
 class AggregateTest(unittest.TestCase):

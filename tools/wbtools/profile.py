@@ -170,7 +170,9 @@ def parse_ncu_csv(text: str) -> list[dict]:
         reason = last_ncu_message(text) or "it printed no table"
         raise ProfileError(f"Nsight Compute profiled no kernel: {reason}.")
     rows = list(csv.reader(io.StringIO("\n".join(lines[start:]))))
-    header, units, data = rows[0], rows[1] if len(rows) > 1 else [], rows[2:]
+    header, rest = rows[0], rows[1:]
+    has_units = bool(rest) and not rest[0][0].strip()   # the units row has no ID
+    units, data = (rest[0], rest[1:]) if has_units else ([], rest)
     kernels = []
     for row in data:
         if len(row) != len(header) or not row[0].strip().isdigit():
@@ -412,9 +414,13 @@ def no_profile_reason(output: str) -> str:
     skip = re.search(r"^WORKBOOK-SKIP: (.*?)\.?$", output, re.M)
     if skip:
         return f"Profiling needs an NVIDIA GPU: {skip.group(1)}."
-    if any(r.get("emulated") for r in core.parse_results(output)):
+    results = core.parse_results(output)
+    if any(r.get("emulated") for r in results):
         return ("This build runs the kernels on the CPU emulator: profiling needs a GPU build (make clean, then "
                 "without BACKEND=cpu).")
+    stopped = [r for r in results if r.get("status") not in ("passed", None)]
+    if stopped:
+        return f"The grader stopped before the stage's timed case: {stopped[-1].get('summary', '')}"
     return "The grader printed no profile record: this stage has no timed case to profile."
 
 
