@@ -17,7 +17,7 @@ CH              ?= $(N)
 CHAPTER         := $(if $(CH),$(shell printf '%02d' '$(CH)' 2>/dev/null))
 
 .PHONY: help configure check-chapter test docs bench memcheck-chapter selfcheck selfcheck-static clean chapters
-.PHONY: progress hint reset-chapter watch-chapter drill drill-grade drill-stop plot-chapter
+.PHONY: progress hint reset-chapter watch-chapter drill drill-grade drill-stop plot-chapter profile-chapter
 
 help:
 	@echo "CUDA Kernel Workbook"
@@ -43,6 +43,8 @@ help:
 	@echo "                           PAPER=1: on paper, no compiling for PAPER_MINUTES (20), then one grading"
 	@echo "  make drill-grade         grade the running drill; make drill-stop gives it up (its file is kept)"
 	@echo "  make plot-chapter N      chapter N's make bench results as a bar chart: build/plots/ (matplotlib)"
+	@echo "  make profile-chapter N STAGE=k   why is my stage slow? Nsight Compute counters of your stage k beside"
+	@echo "                           references k-1 and k (no STAGE: every reference stage): build/profile/"
 	@echo ""
 	@echo "  Options: CUDA_ARCH=90 builds for that compute capability (default: this machine's GPU)."
 	@echo "           BACKEND=cpu runs the kernels on the CPU emulator: correctness only, no GPU needed"
@@ -129,6 +131,11 @@ drill-grade:
 
 drill-stop:
 	@$(TOOL) drill --stop
+
+profile-chapter: configure
+	$(call need_chapter,profile-chapter)
+	@cmake --build $(BUILD) --target ch$(CHAPTER) $(if $(STAGE),,ch$(CHAPTER)_grade_solutions) -j $(JOBS)
+	@$(PYTHON) tools/workbook.py profile $(CH) $(if $(STAGE),--stage $(STAGE))
 
 plot-chapter:
 	$(call need_chapter,plot-chapter)

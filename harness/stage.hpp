@@ -44,6 +44,30 @@ const char* status_name(Status status);
 /// @p text as a JSON string literal, for the machine-readable lines the graders print.
 std::string json_string(const std::string& text);
 
+/// `grader --workbook-profile <stage> <which>` (tools/wbtools/profile.py runs it under Nsight Compute):
+/// the stage's checks are skipped (its launcher is not called, nothing is compared) until its first
+/// speed case, where only one launcher runs: `learner` (the stage graded), `previous` (reference k-1 or
+/// the chapter's baseline) or `current` (reference k). It runs once to warm up and once between
+/// cudaProfilerStart and cudaProfilerStop (ncu --profile-from-start off profiles only that call), untimed
+/// and unchecked. Its launch facts are printed as a WORKBOOK-PROFILE line.
+struct ProfileRequest {
+    int stage = 0;
+    std::string which;   ///< learner | previous | current
+};
+void request_profile(const ProfileRequest& request);
+/// The request of this process, if it runs in profile mode.
+const std::optional<ProfileRequest>& profile_request();
+/// Thrown by Stage::check_speed in profile mode once the launcher was profiled: the stage ends there.
+struct ProfileDone {};
+/// The WORKBOOK-PROFILE line of one launcher's kernels (pure logic).
+std::string profile_line(int stage, const std::string& which, const std::string& label,
+                         const std::vector<KernelFacts>& kernels);
+
+/// The message of a "too slow" verdict: its first line names the likeliest cause that the launch facts
+/// show (@p why), then the speed-up against the rule (@p speedup_line), the other causes and the facts
+/// side by side. Without launch facts the first line is the speed-up. Pure logic.
+std::string too_slow_message(const std::string& speedup_line, const SlowLaunch& why);
+
 /// Thrown by the checks to end a stage with a verdict.
 struct StageFailure {
     Status status;
@@ -151,6 +175,12 @@ public:
 private:
     friend struct StageVerdict run_stage(const GraderContext&, const StageInfo&, const std::function<void(Stage&)>&);
     std::string memcheck_hint() const;
+    struct SpeedTiming;
+    SpeedTiming time_against_references(const SpeedCase& speed);
+    void record_rate(const SpeedCase& speed, double ms, double copy_gbps);
+    void recheck_after_timing(const SpeedCase& speed);
+    void judge_speedup(const SpeedCase& speed, const SpeedTiming& timing);
+    [[noreturn]] void profile_one_launcher(const SpeedCase& speed);
     void end_of_correctness();
     GraderContext context_;
     const StageInfo& info_;
