@@ -40,7 +40,8 @@ PAGE_TIMEOUT_S = 60.0
 # Resolves once MathJax 2 has typeset the page (its queue runs in order); at once without MathJax.
 MATHJAX_DONE = """new Promise(resolve => {
   if (window.MathJax && MathJax.Hub && MathJax.Hub.Queue) MathJax.Hub.Queue(() => resolve(true));
-  else if (window.MathJax && MathJax.startup && MathJax.startup.promise) MathJax.startup.promise.then(() => resolve(true));
+  else if (window.MathJax && MathJax.startup && MathJax.startup.promise)
+    MathJax.startup.promise.then(() => resolve(true));
   else resolve(false);
 })"""
 
@@ -67,6 +68,7 @@ class Browser:
         # containers it cannot set one up; the browser only opens the site's own local files.
         # The child reads the "to browser" pipe as fd 3 and writes the "from browser" pipe as fd 4
         # (copied out of the way first, in case a pipe end already is fd 3 or 4).
+
         def plumb():
             reading, writing = os.dup(to_browser_r), os.dup(from_browser_w)
             os.dup2(reading, 3)

@@ -105,10 +105,10 @@ class ProgressTable(WorkbookTest):
     def test_interview_tags_of_chapter_and_stages_are_shown(self):
         meta = core.load_chapter(1)
         _, out, _ = self.capture(progress.command_progress, Args(chapter="1"))
-        overview = next(l for l in out.splitlines() if "Elementwise operations" in l and "0/4" in l)
+        overview = next(line for line in out.splitlines() if "Elementwise operations" in line and "0/4" in line)
         self.assertIn(progress.interview_tag(meta), overview)
         for stage in meta["stages"]:
-            row = next(l for l in out.splitlines() if l.strip().startswith(f"{stage['id']}  "))
+            row = next(line for line in out.splitlines() if line.strip().startswith(f"{stage['id']}  "))
             self.assertIn(progress.interview_tag(stage), row)
 
     def test_interview_tag_wording(self):

@@ -65,7 +65,8 @@ class AnswersAndMarkup(unittest.TestCase):
         raw = '<details class="workbook-answer"><summary>Answer</summary>'
         good = site_check.read(page('<details class="workbook-answer"><summary>Answer</summary><p>Text.</p></details>'))
         self.assertEqual(site_check.answer_problems(raw, good), [])
-        empty = site_check.read(page('<details class="workbook-answer"><summary>Answer</summary></details><p>Text.</p>'))
+        empty = site_check.read(
+            page('<details class="workbook-answer"><summary>Answer</summary></details><p>Text.</p>'))
         self.assertTrue(site_check.answer_problems(raw, empty))
 
     def test_literal_markup_is_reported(self):
