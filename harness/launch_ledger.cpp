@@ -12,7 +12,7 @@
 #include <sstream>
 
 #if WORKBOOK_EMULATED
-#include "emu/ledger.hpp"
+#include "emu/grader_api.hpp"
 #elif WORKBOOK_HAVE_CUPTI
 #include <cupti.h>
 #endif

@@ -3,6 +3,10 @@
 #include "common/cuda_check.hpp"
 #include "harness/sanitizer_pass.hpp"
 
+#if WORKBOOK_EMULATED
+#include "emu/grader_api.hpp"
+#endif
+
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>

@@ -1,9 +1,10 @@
 /// @file harness/stage.hpp
 /// @brief The grading core: a stage's context, its checks, its verdict and its result line.
 ///
-/// A grader is compiled twice (see cmake/WorkbookChapter.cmake): with the learner's stages as the
-/// candidate (`make check-chapter N`) and with the reference stages as the candidate (`make test`).
-/// Either way the reference stages are linked too, so the speed check can time them in the same run.
+/// One grade.cpp gives three executables (see cmake/WorkbookChapter.cmake): chNN_grade_exercises with
+/// the learner's stages as the candidate (`make check-chapter N`), chNN_grade_solutions with the
+/// reference stages as the candidate (`make test`), and chNN_grade_drill with a drill file. The
+/// reference stages are always linked too, so the speed check can time them in the same run.
 ///
 /// Every stage prints one machine-readable line that the tools read:
 ///     WORKBOOK-RESULT {"chapter": 2, "stage": 3, "status": "passed", ...}
@@ -202,7 +203,7 @@ struct StageVerdict {
 };
 StageVerdict run_stage(const GraderContext& context, const StageInfo& info, const std::function<void(Stage&)>& body);
 
-/// One row of `make bench`: printed as a WORKBOOK-BENCH line that tools/bench_report.py collects.
+/// One row of `make bench`: printed as a WORKBOOK-BENCH line that tools/wbtools reads (`make bench`).
 struct BenchRow {
     std::string op;            ///< e.g. "sum"
     std::string variant;       ///< e.g. "stage 9: vectorised single pass" or "CUB DeviceReduce::Sum"

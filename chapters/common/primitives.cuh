@@ -30,19 +30,33 @@ __host__ __device__ constexpr T ceil_div(T a, T b)
     return (a + b - 1) / b;
 }
 
+// Device facts (attributes, occupancy) cost a driver call, microseconds of CPU time, and never
+// change while the program runs on one GPU, as the workbook's launchers do. The one idiom for them:
+// ask once and keep the answer in a function-local static, initialised by the query (thread-safe
+// since C++11):
+//     static const int sms = wb::device_attribute(cudaDevAttrMultiProcessorCount);
+//     static const int max_blocks = wb::resident_blocks(my_kernel, 256);
+
+/// The attribute @p attribute of the current GPU (cudaDeviceGetAttribute), e.g.
+/// cudaDevAttrMultiProcessorCount or cudaDevAttrComputeCapabilityMajor.
+inline int device_attribute(cudaDeviceAttr attribute)
+{
+    int device = 0, value = 0;
+    WB_CUDA_CHECK(cudaGetDevice(&device));
+    WB_CUDA_CHECK(cudaDeviceGetAttribute(&value, attribute, device));
+    return value;
+}
+
 /// How many blocks of @p kernel the whole GPU holds at once: SMs x the blocks of @p block_threads
 /// threads (and @p dynamic_smem bytes of dynamic shared memory) that fit on one SM. A grid of that
 /// many blocks runs in a single wave, every block resident at the same time: the grid size of a
-/// grid-stride loop (chapter 2, stage 7). Two driver queries, microseconds of CPU time: ask once
-/// and keep the answer (a function-local static).
+/// grid-stride loop (chapter 2, stage 7). Keep the answer in a function-local static (above).
 template <typename Kernel>
 int resident_blocks(Kernel* kernel, int block_threads, std::size_t dynamic_smem = 0)
 {
-    int device = 0, sms = 0, per_sm = 0;
-    WB_CUDA_CHECK(cudaGetDevice(&device));
-    WB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    int per_sm = 0;
     WB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block_threads, dynamic_smem));
-    return sms * per_sm;
+    return device_attribute(cudaDevAttrMultiProcessorCount) * per_sm;
 }
 
 /// @p kPack consecutive elements of type T, aligned so that one load or store moves them all

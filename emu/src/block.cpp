@@ -515,7 +515,7 @@ public:
                          int line);
     void* dynamic_shared(std::size_t align);
 
-    std::size_t shared_address(const void* p, const char* file, int line);
+    std::size_t shared_address(const void* p, const char* what, const char* file, int line);
     void cp_async(std::size_t dst, const void* src, int copy_bytes, int src_bytes, const char* file, int line);
     void cp_async_commit() { ++me().groups_committed; }
     void cp_async_wait(int pending_groups);
@@ -1167,11 +1167,11 @@ void* BlockRun::dynamic_shared(std::size_t align)
     return arena_.base() + arena_.dynamic_offset();
 }
 
-std::size_t BlockRun::shared_address(const void* p, const char* file, int line)
+std::size_t BlockRun::shared_address(const void* p, const char* what, const char* file, int line)
 {
     const auto* bytes = static_cast<const unsigned char*>(p);
     if (bytes < arena_.base() || bytes >= arena_.base() + SharedArena::kBytes) {
-        fail_in_thread(thread_name(me()) + " passed a pointer that is not shared memory to __cvta_generic_to_shared at " +
+        fail_in_thread(thread_name(me()) + " passed a pointer that is not shared memory to " + std::string(what) + " at " +
                        where(file, line) + ".");
     }
     return static_cast<std::size_t>(bytes - arena_.base());
@@ -1648,9 +1648,9 @@ void shared_allocate(SharedSlot& slot, std::size_t bytes, std::size_t align, con
     block_or_die("a __shared__ declaration").allocate_shared(slot, bytes, align, name, file, line);
 }
 
-std::size_t shared_address(const void* p, const char* file, int line)
+std::size_t shared_address(const void* p, const char* what, const char* file, int line)
 {
-    return block_or_die("__cvta_generic_to_shared").shared_address(p, file, line);
+    return block_or_die(what).shared_address(p, what, file, line);
 }
 
 void cp_async(std::size_t dst, const void* src, int copy_bytes, int src_bytes, const char* file, int line)

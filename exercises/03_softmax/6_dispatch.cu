@@ -123,7 +123,7 @@ int choose_smem_block(std::int64_t cols, std::size_t smem)
 template <typename T, Op op, int kPack>
 bool try_launch_smem(const T* x, T* y, std::int64_t rows, std::int64_t cols, cudaStream_t stream)
 {
-    // TODO: smem = cols * sizeof(T); false if it exceeds cudaDevAttrMaxSharedMemoryPerBlockOptin
+    // TODO: smem = cols * sizeof(T); false if it exceeds wb::device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin)
     //       (minus the static scratch) or choose_smem_block gives 0. Remember the choice for the last
     //       cols seen (the queries cost CPU time inside the timed launch). Launch rows blocks with
     //       smem bytes of dynamic shared memory (a switch over the four block sizes).

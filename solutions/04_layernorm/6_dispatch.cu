@@ -268,21 +268,19 @@ int choose_smem_block(std::int64_t cols, std::size_t smem)
 template <typename T, int kPack>
 bool try_launch_smem(const Args<T>& a, cudaStream_t stream)
 {
+    // The GPU's limit is a device fact: asked once (the idiom of common/primitives.cuh). The block
+    // size depends on the row length too: remembered for the last one seen, per host thread.
+    static const int optin = wb::device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin);
     struct Choice {
-        int device = -1;
         std::int64_t cols = -1;
         int block = 0;
     };
     static thread_local Choice last;
-    int device = 0;
-    WB_CUDA_CHECK(cudaGetDevice(&device));
     const std::size_t smem = static_cast<std::size_t>(a.cols) * sizeof(T);
-    if (last.device != device || last.cols != a.cols) {
-        int optin = 0;
-        WB_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    if (last.cols != a.cols) {
         const std::size_t static_smem = 1024 / wb::kWarpSize * sizeof(float);   // scratch of the largest block
         const int block = smem + static_smem <= static_cast<std::size_t>(optin) ? choose_smem_block<T, kPack>(a.cols, smem) : 0;
-        last = {device, a.cols, block};
+        last = {a.cols, block};
     }
     const auto blocks = static_cast<unsigned>(a.rows);
     const int c = static_cast<int>(a.cols);
