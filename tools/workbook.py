@@ -237,8 +237,7 @@ def markdown_table(meta: dict, rows: list[dict]) -> str:
 # ---- chapters -------------------------------------------------------------------------------------
 
 def command_chapters(args) -> int:
-    for folder in chapter_dirs():
-        meta = json.loads((folder / "stages.json").read_text())
+    for meta in core.all_chapters():
         print(f"{meta['chapter']}  {meta['title']}")
         for s in meta["stages"]:
             print(f"     {s['id']:>2}. {s['title']}")

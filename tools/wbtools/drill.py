@@ -139,7 +139,7 @@ def contract(meta: dict, stage: dict) -> tuple[list[str], str, list[str]]:
         text = header_path.read_text()
     except OSError:
         raise core.UserError(f"{core.shown(header_path)} cannot be read: restore it with git.")
-    function = stage.get("function") or ""
+    function = stage["launcher"]
     match = re.search(r"^([^\n;{}/#]*?)\b" + re.escape(function) + r"\s*\(", text, re.M)
     if not function or not match:
         raise core.UserError(f"The launcher {function or '?'} of stage {stage['id']} is not declared in "
