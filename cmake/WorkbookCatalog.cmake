@@ -28,10 +28,10 @@ function(workbook_add_catalog chapter_dir)
   endif()
 
   set(src "${CMAKE_SOURCE_DIR}/chapters/${chapter_dir}")
-  file(READ "${src}/stages.json" json)
-  string(JSON number GET "${json}" chapter)
-  string(JSON stage_count LENGTH "${json}" stages)
-  workbook_chapter_prefix(prefix ${number})
+  workbook_read_chapter(${chapter_dir} chapter)   # cmake/WorkbookStages.cmake
+  set(number ${chapter_NUMBER})
+  set(prefix ${chapter_PREFIX})
+  set(stage_ids ${chapter_IDS})
   set(gen "${CMAKE_BINARY_DIR}/generated/${chapter_dir}")
 
   # The grader, compiled once as for the exercises (its candidate namespace is `learner`).
@@ -41,12 +41,7 @@ function(workbook_add_catalog chapter_dir)
   workbook_emulated_target(${prefix}_catalog_grader)
 
   # Every reference stage compiled into the learner's namespace: the stages an entry does not replace.
-  set(stage_ids "")
-  math(EXPR last "${stage_count} - 1")
-  foreach(i RANGE ${last})
-    string(JSON id GET "${json}" stages ${i} id)
-    string(JSON file GET "${json}" stages ${i} file)
-    list(APPEND stage_ids ${id})
+  foreach(id file IN ZIP_LISTS chapter_IDS chapter_FILES)
     add_library(${prefix}_catalog_stage${id} OBJECT "${CMAKE_SOURCE_DIR}/solutions/${chapter_dir}/${file}.cu")
     target_compile_definitions(${prefix}_catalog_stage${id} PRIVATE WORKBOOK_TRACK=learner)
     target_include_directories(${prefix}_catalog_stage${id} PRIVATE "${CMAKE_SOURCE_DIR}/chapters")

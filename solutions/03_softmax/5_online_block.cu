@@ -112,7 +112,7 @@ void launch(const float* x, float* y, std::int64_t rows, std::int64_t cols, cuda
 
 }  // namespace
 
-void softmax_5_online(const float* x, float* y, std::int64_t rows, std::int64_t cols, cudaStream_t stream)
+void softmax_5_online_block(const float* x, float* y, std::int64_t rows, std::int64_t cols, cudaStream_t stream)
 {
     if (cols % 4 == 0) return launch<4>(x, y, rows, cols, stream);
     if (cols % 2 == 0) return launch<2>(x, y, rows, cols, stream);
