@@ -300,12 +300,12 @@ class PaperDrill(WorkbookTest):
 
     def test_start_on_paper(self):
         out = self.start()
-        self.assertIn("On paper: write it in drill/01_elementwise/2_vectorized_add.cu without compiling", out)
+        self.assertIn("On paper: write it in drill/01_elementwise/2_vectorized.cu without compiling", out)
         self.assertIn("(20 minutes) it is built and graded once", out)
         self.assertIn("Hand it in with `make drill-grade`", out)
         active, _, _ = self.running()
         self.assertEqual(active["paper_minutes"], 20.0)
-        text = (self.root / "drill/01_elementwise/2_vectorized_add.cu").read_text()
+        text = (self.root / "drill/01_elementwise/2_vectorized.cu").read_text()
         self.assertIn("on paper: write it without compiling or running it. In 20 minutes", text)
         self.assertIn("void add_2_vectorized(", text)
 

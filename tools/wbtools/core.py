@@ -133,7 +133,7 @@ def find_stage(meta: dict, stage: int | str) -> dict:
 def launcher(meta: dict, stage: dict) -> str:
     """The stage's launcher function: the name the reader gives it, or the rule's `<op>_<file stem>`
     (the stage's "op", else the chapter's)."""
-    named = stage.get("launcher") or stage.get("function")
+    named = stage.get("launcher")
     if named:
         return named
     return f"{stage.get('op') or meta.get('op', '')}_{stage['file']}"
