@@ -17,6 +17,23 @@ namespace candidate = learner;     ///< the stages being graded: the learner's (
 #define WORKBOOK_CANDIDATE_TRACK "learner"
 #endif
 
+// The stages whose memory behaviour the emulator counts (Stage::compare_memory_behaviour): they must be
+// instrumented. The emulated build compiles the references a second time, instrumented, into namespace
+// `counted`; the learner's code is instrumented already. On a GPU nothing is counted: `counted` is the
+// reference itself.
+#if WORKBOOK_COUNTED_REFERENCES
+#define WORKBOOK_TRACK counted
+#include WORKBOOK_STAGES_HEADER
+#undef WORKBOOK_TRACK
+#else
+namespace counted = reference;
+#endif
+#if WORKBOOK_GRADE_SOLUTIONS
+namespace counted_candidate = counted;   ///< the reference, instrumented
+#else
+namespace counted_candidate = learner;   ///< the learner's stages (instrumented in the emulated build)
+#endif
+
 namespace wb {
 
 /// This grader's identity (the chapter from stages.json, the track from the build).

@@ -11,6 +11,7 @@
 #include "05_transpose/grader/device_check.hpp"
 #include "05_transpose/grader/reference.hpp"
 #include "harness/chapter_grader.hpp"
+#include "harness/emulated_profile.hpp"
 
 #include <algorithm>
 
@@ -178,11 +179,36 @@ void check_transpose_idea(wb::Stage& stage, Launcher transpose, int stage_id)
                      });
 }
 
-void grade(wb::Stage& stage, Launcher candidate_stage, Launcher previous, Launcher current)
+/// The same stages, instrumented, for the emulator's memory-behaviour counters (chapter_grader.hpp).
+struct CountedStages {
+    Launcher candidate;
+    Launcher previous;   ///< nullptr for stage 1
+    Launcher current;
+};
+
+/// On the CPU emulator: sectors per request and bank conflicts of the stage beside reference stages
+/// k-1 and k, on one small square of whole 64 x 64 tiles (every stage's tiles are full there).
+void compare_memory(wb::Stage& stage, const CountedStages& counted_stages)
+{
+    if (!wb::emulated()) return;
+    constexpr int64_t kSide = 128;
+    wb::Rng rng(57);
+    wb::DeviceBuffer<float> in(wb::uniform_floats(kSide * kSide, -1.f, 1.f, rng)), out(kSide * kSide);
+    auto launch_of = [&](Launcher f) -> wb::Launch {
+        if (!f) return nullptr;
+        return [&, f](cudaStream_t s) { f(in.data(), out.data(), kSide, kSide, s); };
+    };
+    stage.compare_memory_behaviour({shape_label(kSide, kSide) + " floats", launch_of(counted_stages.candidate),
+                                    launch_of(counted_stages.previous), launch_of(counted_stages.current)});
+}
+
+void grade(wb::Stage& stage, Launcher candidate_stage, Launcher previous, Launcher current,
+           const CountedStages& counted_stages)
 {
     check_transpose(stage, candidate_stage);
     const int id = stage.info().id;
     if (id == 3 || id == 5 || id == 6) check_transpose_idea(stage, candidate_stage, id);
+    compare_memory(stage, counted_stages);
     time_transpose(stage, candidate_stage, previous, current);
 }
 
@@ -191,7 +217,8 @@ void grade(wb::Stage& stage, Launcher candidate_stage, Launcher previous, Launch
 TEST_CASE("stage 1: naive transpose", "[stage1]")
 {
     wb::grade_stage(1, [](wb::Stage& stage) {
-        grade(stage, candidate::transpose_1_naive, nullptr, reference::transpose_1_naive);
+        grade(stage, candidate::transpose_1_naive, nullptr, reference::transpose_1_naive,
+              {counted_candidate::transpose_1_naive, nullptr, counted::transpose_1_naive});
     });
 }
 
@@ -199,7 +226,8 @@ TEST_CASE("stage 2: coalesced writes, __ldg reads", "[stage2]")
 {
     wb::grade_stage(2, [](wb::Stage& stage) {
         grade(stage, candidate::transpose_2_coalesced_writes, reference::transpose_1_naive,
-              reference::transpose_2_coalesced_writes);
+              reference::transpose_2_coalesced_writes,
+              {counted_candidate::transpose_2_coalesced_writes, counted::transpose_1_naive, counted::transpose_2_coalesced_writes});
     });
 }
 
@@ -207,7 +235,8 @@ TEST_CASE("stage 3: shared-memory tile", "[stage3]")
 {
     wb::grade_stage(3, [](wb::Stage& stage) {
         grade(stage, candidate::transpose_3_shared_tile, reference::transpose_2_coalesced_writes,
-              reference::transpose_3_shared_tile);
+              reference::transpose_3_shared_tile,
+              {counted_candidate::transpose_3_shared_tile, counted::transpose_2_coalesced_writes, counted::transpose_3_shared_tile});
     });
 }
 
@@ -215,7 +244,8 @@ TEST_CASE("stage 4: padded tile", "[stage4]")
 {
     wb::grade_stage(4, [](wb::Stage& stage) {
         grade(stage, candidate::transpose_4_padded_tile, reference::transpose_3_shared_tile,
-              reference::transpose_4_padded_tile);
+              reference::transpose_4_padded_tile,
+              {counted_candidate::transpose_4_padded_tile, counted::transpose_3_shared_tile, counted::transpose_4_padded_tile});
     });
 }
 
@@ -223,7 +253,8 @@ TEST_CASE("stage 5: eight elements per thread", "[stage5]")
 {
     wb::grade_stage(5, [](wb::Stage& stage) {
         grade(stage, candidate::transpose_5_multi_element, reference::transpose_4_padded_tile,
-              reference::transpose_5_multi_element);
+              reference::transpose_5_multi_element,
+              {counted_candidate::transpose_5_multi_element, counted::transpose_4_padded_tile, counted::transpose_5_multi_element});
     });
 }
 
@@ -231,7 +262,8 @@ TEST_CASE("stage 6: 64 x 64 float2 tiles, down the columns", "[stage6]")
 {
     wb::grade_stage(6, [](wb::Stage& stage) {
         grade(stage, candidate::transpose_6_vectorized, reference::transpose_5_multi_element,
-              reference::transpose_6_vectorized);
+              reference::transpose_6_vectorized,
+              {counted_candidate::transpose_6_vectorized, counted::transpose_5_multi_element, counted::transpose_6_vectorized});
     });
 }
 
