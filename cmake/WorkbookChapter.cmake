@@ -34,7 +34,7 @@ function(workbook_add_chapter chapter_dir)
   if(NOT EXISTS "${src}/stages.json")
     message(FATAL_ERROR "chapters/${chapter_dir} has no stages.json: every chapter lists its stages there.")
   endif()
-  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${src}/stages.json")
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${src}/stages.json" "${src}/grader/grade.cpp")
   file(READ "${src}/stages.json" json)
   workbook_json_get(number "${json}" chapter)
   workbook_json_get(title "${json}" title)
@@ -153,9 +153,12 @@ ${rows}};
 
   # The emulated build's instrumented copy of the references, in namespace `counted`: what the
   # memory-behaviour counters of reference stages k-1 and k are taken from (harness/emulated_profile.hpp).
-  # The references themselves stay uninstrumented, so grading them is no slower.
+  # The references themselves stay uninstrumented, so grading them is no slower. Only chapters whose
+  # grader compares memory behaviour get it (each copy costs one more compile per stage).
   set(counted_library "")
-  if(WORKBOOK_EMULATED AND WORKBOOK_EMU_CHECKS)
+  file(READ "${src}/grader/grade.cpp" grader_text)
+  string(FIND "${grader_text}" "compare_memory_behaviour" compares_memory)
+  if(WORKBOOK_EMULATED AND WORKBOOK_EMU_CHECKS AND compares_memory GREATER -1)
     set(counted_library ${prefix}_counted)
     add_library(${counted_library} STATIC ${reference_sources})
     target_compile_definitions(${counted_library} PRIVATE WORKBOOK_TRACK=counted)
