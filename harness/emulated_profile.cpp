@@ -63,11 +63,11 @@ std::string comparison(const KeyCounter& key, double yours, double reference, in
 std::string why(const KeyCounter& key)
 {
     if (std::string(key.lesson) == "uncoalesced") {
-        return "the lanes of a warp touch bytes far apart, so each request moves many 32-byte sectors for few "
+        return "The lanes of a warp touch bytes far apart, so each request moves many 32-byte sectors for few "
                "useful bytes: make consecutive lanes access consecutive addresses (a shared-memory tile turns a "
                "strided side into a coalesced one).";
     }
-    return "lanes of a warp hit different words of the same bank, and the hardware serves them one after "
+    return "Lanes of a warp hit different words of the same bank, and the hardware serves them one after "
            "another: pad the array (e.g. [32][33]) or change the index so that the lanes of a warp spread over "
            "the 32 banks.";
 }
@@ -101,14 +101,15 @@ MemoryVerdict memory_verdict(int stage_id, const MemoryCounters& yours, const st
     if (worst) {
         return {true, "correct, but your " + std::string(worst->what) + " use " +
                           comparison(*worst, worst->value(yours), worst->value(current), stage_id) + ": " +
-                          worst->lesson + " (counted on the CPU emulator). " + why(*worst)};
+                          worst->lesson + " (counted on the CPU emulator)", why(*worst)};
     }
     if (worse) {
         return {false, "correct; your " + std::string(worse->what) + " use " +
                            comparison(*worse, worse->value(yours), worse->value(current), stage_id) +
-                           ", better than reference stage " + std::to_string(stage_id - 1) + " (" + worse->lesson + ")"};
+                           ", better than reference stage " + std::to_string(stage_id - 1) + " (" + worse->lesson + ")",
+                ""};
     }
-    return {false, "correct; memory behaviour like " + reference + " (or better)"};
+    return {false, "correct; memory behaviour like " + reference + " (or better)", ""};
 }
 
 std::string memory_table(int stage_id, const MemoryCounters& yours, const std::optional<MemoryCounters>& previous,
@@ -248,7 +249,7 @@ EmulatedMemoryJudgement judge_memory_behaviour(int stage_id, const MemoryCase& m
     const MemoryVerdict verdict = memory_verdict(stage_id, *yours, previous, *current);
     std::printf("  %s\n", verdict.sentence.c_str());
     if (verdict.too_slow) {
-        judgement.failure = StageFailure{Status::too_slow, verdict.sentence + "\n" +
+        judgement.failure = StageFailure{Status::too_slow, verdict.sentence + ".\n  " + verdict.explanation + "\n" +
                                                                memory_table(stage_id, *yours, previous, *current)};
     } else {
         judgement.note = verdict.sentence;

@@ -61,6 +61,7 @@ struct MemoryCounters {
 struct MemoryVerdict {
     bool too_slow = false;
     std::string sentence;   ///< the first line of the verdict: "correct; ..." or "correct, but ..."
+    std::string explanation;   ///< for a failure: what the counter means and what the stage does about it
 };
 
 /// @p yours against reference stage @p stage_id (@p current) and stage_id - 1 (@p previous, if any).
