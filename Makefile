@@ -17,7 +17,7 @@ CH              ?= $(N)
 CHAPTER         := $(if $(CH),$(shell printf '%02d' '$(CH)' 2>/dev/null))
 
 .PHONY: help configure check-chapter test docs bench memcheck-chapter selfcheck selfcheck-static clean chapters
-.PHONY: progress hint reset-chapter watch-chapter drill drill-grade drill-stop plot-chapter profile-chapter
+.PHONY: progress hint reset-chapter watch-chapter drill drill-grade drill-stop plot-chapter profile-chapter emu-profile-chapter
 
 help:
 	@echo "CUDA Kernel Workbook"
@@ -32,6 +32,7 @@ help:
 	@echo "                           the launcher naming rule, the catalog's headers (make test runs it too)"
 	@echo "  make bench               time every reference stage and library baseline: build/bench/results.md"
 	@echo "  make docs                build the documentation site: build/docs/html/index.html"
+	@echo "  make emu-profile-chapter N  CPU emulator: memory-behaviour counters of every reference stage (Markdown)"
 	@echo "  make clean               delete the build folder (your exercises are never touched)"
 	@echo ""
 	@echo "  While you learn:"
@@ -140,6 +141,12 @@ profile-chapter: configure
 plot-chapter:
 	$(call need_chapter,plot-chapter)
 	@$(TOOL) plot $(CH)
+
+# The CPU emulator's memory-behaviour counters of every reference stage, as a Markdown table (docs/emulation.md).
+emu-profile-chapter: configure
+	$(call need_chapter,emu-profile-chapter)
+	@cmake --build $(BUILD) --target ch$(CHAPTER)_grade_solutions -j $(JOBS)
+	@$(PYTHON) tools/emu_profile_table.py $(CH)
 
 # Chapter numbers given as goals (make check-chapter 2) are arguments: do nothing for them.
 $(CHAPTER_NUMBERS):

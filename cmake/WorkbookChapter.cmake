@@ -93,6 +93,27 @@ function(workbook_add_chapter chapter_dir)
                         "support code (*.cu in grader/ beside grade.cpp) to link them to.")
   endif()
 
+  # The emulated build's instrumented copy of the references, in namespace `counted`: what the
+  # memory-behaviour counters of reference stages k-1 and k are taken from (harness/emulated_profile.hpp).
+  # The references themselves stay uninstrumented, so grading them is no slower. Only chapters whose
+  # grader compares memory behaviour get it (each copy costs one more compile per stage).
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${src}/grader/grade.cpp")
+  set(counted_library "")
+  file(READ "${src}/grader/grade.cpp" grader_text)
+  string(FIND "${grader_text}" "compare_memory_behaviour" compares_memory)
+  if(WORKBOOK_EMULATED AND WORKBOOK_EMU_CHECKS AND compares_memory GREATER -1)
+    set(counted_library ${prefix}_counted)
+    add_library(${counted_library} STATIC ${reference_sources})
+    target_compile_definitions(${counted_library} PRIVATE WORKBOOK_TRACK=counted)
+    target_include_directories(${counted_library} PRIVATE "${CMAKE_SOURCE_DIR}/chapters")
+    target_link_libraries(${counted_library} PUBLIC workbook_device)
+    workbook_emulated_target(${counted_library} REFERENCE)
+    # The options of workbook_emulated_target are properties of the source files, which the reference
+    # library shares: the instrumentation is added to this target instead.
+    target_compile_options(${counted_library} PRIVATE ${WORKBOOK_EMU_CHECK_FLAGS})
+  endif()
+  set(${prefix}_COUNTED_LIBRARY "${counted_library}" CACHE INTERNAL "The instrumented references of ${prefix}")
+
   foreach(track solutions exercises drill)
     set(grader ${prefix}_grade_${track})
     if(track STREQUAL "drill")
@@ -111,6 +132,10 @@ function(workbook_add_chapter chapter_dir)
     endif()
     if(support_sources)
       target_link_libraries(${grader} PRIVATE ${prefix}_support)
+    endif()
+    if(counted_library)
+      target_link_libraries(${grader} PRIVATE ${counted_library})
+      target_compile_definitions(${grader} PRIVATE WORKBOOK_COUNTED_REFERENCES=1)
     endif()
     set_target_properties(${grader} PROPERTIES LINKER_LANGUAGE ${WORKBOOK_LINKER_LANGUAGE}
                           RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/bin")

@@ -145,6 +145,7 @@ function(workbook_write_stage_header chapter_dir var output)
   set(launchers "")
   set(test_cases "")
   set(previous "nullptr")
+  set(counted_previous "nullptr")
   set(index 0)
   foreach(id IN LISTS ${var}_IDS)
     list(GET ${var}_LAUNCHERS ${index} launcher)
@@ -155,9 +156,13 @@ function(workbook_write_stage_header chapter_dir var output)
     string(APPEND launchers
       "template <> inline constexpr auto candidate<${id}> = &::candidate::${launcher};\n"
       "template <> inline constexpr auto current<${id}> = &::reference::${launcher};\n"
-      "template <> inline constexpr auto previous<${id}> = ${previous};\n")
+      "template <> inline constexpr auto previous<${id}> = ${previous};\n"
+      "template <> inline constexpr auto counted_candidate<${id}> = &::counted_candidate::${launcher};\n"
+      "template <> inline constexpr auto counted_current<${id}> = &::counted::${launcher};\n"
+      "template <> inline constexpr auto counted_previous<${id}> = ${counted_previous};\n")
     string(APPEND test_cases " \\\n    WORKBOOK_STAGE_TEST_CASE(${id}, \"stage ${id}: ${title}\", \"[stage${id}]\")")
     set(previous "&::reference::${launcher}")
+    set(counted_previous "&::counted::${launcher}")
     math(EXPR index "${index} + 1")
   endforeach()
 
@@ -173,6 +178,13 @@ function(workbook_write_stage_header chapter_dir var output)
 #define WORKBOOK_TRACK learner
 #include \"${chapter_dir}/stages.cuh\"
 #undef WORKBOOK_TRACK
+// In the emulated build of a chapter that compares memory behaviour, the references once more,
+// instrumented, as counted:: (harness/emulated_profile.hpp); elsewhere counted:: is reference::.
+#if WORKBOOK_COUNTED_REFERENCES
+#define WORKBOOK_TRACK counted
+#include \"${chapter_dir}/stages.cuh\"
+#undef WORKBOOK_TRACK
+#endif
 
 #include \"harness/stage_info.hpp\"
 

@@ -35,6 +35,21 @@ namespace candidate = learner;     ///< the stages being graded: the learner's (
 #define WORKBOOK_CANDIDATE_TRACK "learner"
 #endif
 
+// The stages whose memory behaviour the emulator counts (Stage::compare_memory_behaviour) must be
+// instrumented. The emulated build of such a chapter compiles the references a second time,
+// instrumented, into namespace `counted` (the generated header includes stages.cuh for it); the
+// learner's code is instrumented already. Elsewhere nothing is counted: `counted` is the reference.
+#if WORKBOOK_COUNTED_REFERENCES
+namespace counted {}
+#else
+namespace counted = reference;
+#endif
+#if WORKBOOK_GRADE_SOLUTIONS
+namespace counted_candidate = counted;   ///< the reference, instrumented
+#else
+namespace counted_candidate = learner;   ///< the learner's stages (instrumented in the emulated build)
+#endif
+
 namespace wb::stages {
 
 /// Instantiated only for a stage number that stages.json does not list.
@@ -51,6 +66,13 @@ template <int K>
 inline constexpr auto current = NoSuchStage<K>::value;     ///< reference stage K's launcher
 template <int K>
 inline constexpr auto previous = NoSuchStage<K>::value;    ///< reference stage K - 1's (nullptr for K = 1)
+// The same three, instrumented for the emulator's memory counters (the references themselves on a GPU).
+template <int K>
+inline constexpr auto counted_candidate = NoSuchStage<K>::value;
+template <int K>
+inline constexpr auto counted_current = NoSuchStage<K>::value;
+template <int K>
+inline constexpr auto counted_previous = NoSuchStage<K>::value;
 
 }  // namespace wb::stages
 

@@ -1,6 +1,7 @@
 #include "harness/stage.hpp"
 
 #include "common/cuda_check.hpp"
+#include "harness/emulated_profile.hpp"
 #include "harness/sanitizer_pass.hpp"
 
 #if WORKBOOK_EMULATED
@@ -284,6 +285,16 @@ void Stage::end_of_correctness()
         stream_failure_.reset();
         throw failure;
     }
+}
+
+void Stage::compare_memory_behaviour(const MemoryCase& memory)
+{
+    if (!emulated()) return;
+    end_of_correctness();   // the verdicts kept for the end of the correctness checks come first
+    const EmulatedMemoryJudgement judgement = judge_memory_behaviour(info_.id, memory, stream());
+    for (const auto& [key, value] : judgement.fields) record(key, value);
+    if (judgement.failure) throw *judgement.failure;
+    passed_note_ = judgement.note;
 }
 
 void Stage::check_stream_use(const Launch& launch)
@@ -631,6 +642,7 @@ StageVerdict run_stage(const GraderContext& context, const StageInfo& info, cons
             throw;
         }
         fields = stage.extra_fields_;
+        verdict.message = stage.passed_note_;
     } catch (const StageFailure& failure) {
         verdict = {failure.status, failure.message};
     } catch (const ProfileDone&) {

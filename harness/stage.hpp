@@ -32,6 +32,8 @@
 
 namespace wb {
 
+struct MemoryCase;   // harness/emulated_profile.hpp
+
 /// Which grader is running: the chapter, and whose stages are the candidate.
 struct GraderContext {
     int chapter;
@@ -170,6 +172,11 @@ public:
     /// it says so and checks nothing.
     void check_idea(const Launch& launch, const std::function<std::string(const std::vector<KernelFacts>&)>& rule);
 
+    /// On the CPU emulator, after the correctness checks: the memory-behaviour counters of the candidate
+    /// beside reference stages k-1 and k on one small input, and the verdict drawn from them (see
+    /// harness/emulated_profile.hpp). Does nothing on a GPU.
+    void compare_memory_behaviour(const MemoryCase& memory);
+
     /// The kernels of the last call of the candidate's launcher (empty where they cannot be recorded).
     const std::vector<KernelFacts>& last_kernels() const { return last_kernels_; }
 
@@ -194,6 +201,7 @@ private:
     LedgerJudge ledger_;                           ///< what every call of the candidate's launcher did
     int sanitizer_runs_ = 0;                       ///< calls made under compute-sanitizer (sanitizer_pass.hpp)
     std::vector<KernelFacts> last_kernels_;
+    std::string passed_note_;   ///< the verdict line of a stage that passes (compare_memory_behaviour)
 };
 
 /// Runs @p body for one stage and prints its verdict; returns the status and message.

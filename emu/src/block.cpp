@@ -52,6 +52,7 @@ __thread std::uint64_t emu_tls_shared_generation;
 __thread unsigned char* emu_tls_shared_base;
 __thread std::uintptr_t emu_tls_watch_lo;     // the shared arena of a block whose accesses are checked
 __thread std::uintptr_t emu_tls_watch_span;   // 0: no block of this worker is checked now
+extern __thread bool emu_tls_profiling;        // this worker's block is counted (profile.cpp)
 
 namespace emu::detail {
 
@@ -154,7 +155,7 @@ struct PoolAllocator {
 class SharedArena {
 public:
     static constexpr std::size_t kRedZone = 512;
-    static constexpr std::size_t kBytes = 2 * 1024 * 1024;
+    static constexpr std::size_t kBytes = kSharedArenaBytes;
 
     SharedArena()
     {
@@ -685,6 +686,7 @@ bool BlockRun::run(const LaunchState& launch, uint3 block_idx, Schedule schedule
     tls_block = this;
     checking_ = check;
     if (checking_) start_checking();
+    if (profiling_requested()) profile_block_start();
 
     // A crash in a CUDA thread (see escape_crash) comes back here, on the worker's own stack.
     if (sigsetjmp(crash_jump_, 1) != 0) {
@@ -713,6 +715,7 @@ bool BlockRun::run(const LaunchState& launch, uint3 block_idx, Schedule schedule
     crash_armed_ = false;
     if (!failed_ && !unwritten_read_.empty()) fail(unwritten_read_);
     if (!failed_) check_red_zones(nullptr);
+    if (emu_tls_profiling) profile_block_end(launch.site.name);
     cleanup();
     emu_tls_watch_span = 0;
     checking_ = false;
@@ -901,6 +904,7 @@ void BlockRun::release_barrier()
     if (!unwritten_read_.empty()) fail(unwritten_read_);
     if (failed_) return;
     if (checking_) ++epoch_;   // everything before the barrier is ordered before everything after it
+    if (emu_tls_profiling) profile_barrier();
     for (ThreadState& t : threads_) {
         if (!t.at_barrier) continue;
         t.at_barrier = false;
@@ -1584,7 +1588,11 @@ private:
 
 }  // namespace
 
-std::optional<KernelFailure> run_grid(const LaunchState& launch) { return BlockPool::get().run(launch); }
+std::optional<KernelFailure> run_grid(const LaunchState& launch)
+{
+    if (profiling_requested()) profile_launch(launch.site.name);
+    return BlockPool::get().run(launch);
+}
 
 bool describe_running_thread(char* buffer, std::size_t size, const void* fault_address)
 {

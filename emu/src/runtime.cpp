@@ -583,6 +583,16 @@ cudaError_t memcpy_symbol_async(void* symbol, std::size_t symbol_bytes, const vo
     return memcpy_symbol(symbol, symbol_bytes, src, bytes, offset, to_symbol, dst);
 }
 
+bool device_allocation_bounds(std::uintptr_t address, std::uintptr_t& lo, std::uintptr_t& hi)
+{
+    std::uintptr_t start = 0;
+    const Allocation* a = Device::get().find(reinterpret_cast<const void*>(address), 1, &start);
+    if (!a || a->kind == MemoryKind::host) return false;
+    lo = start;
+    hi = start + a->bytes;
+    return true;
+}
+
 }  // namespace emu::detail
 
 namespace emu {

@@ -5,6 +5,7 @@
 
 #include "05_transpose/grader/device_check.hpp"
 #include "05_transpose/grader/reference.hpp"
+#include "harness/emulated_profile.hpp"
 
 #include <algorithm>
 
@@ -172,11 +173,36 @@ void check_transpose_idea(wb::Stage& stage, Launcher transpose, int stage_id)
                      });
 }
 
-void grade(wb::Stage& stage, Launcher candidate_stage, Launcher previous, Launcher current)
+/// The same stages, instrumented, for the emulator's memory-behaviour counters (chapter_grader.hpp).
+struct CountedStages {
+    Launcher candidate;
+    Launcher previous;   ///< nullptr for stage 1
+    Launcher current;
+};
+
+/// On the CPU emulator: sectors per request and bank conflicts of the stage beside reference stages
+/// k-1 and k, on one small square of whole 64 x 64 tiles (every stage's tiles are full there).
+void compare_memory(wb::Stage& stage, const CountedStages& counted_stages)
+{
+    if (!wb::emulated()) return;
+    constexpr int64_t kSide = 128;
+    wb::Rng rng(57);
+    wb::DeviceBuffer<float> in(wb::uniform_floats(kSide * kSide, -1.f, 1.f, rng)), out(kSide * kSide);
+    auto launch_of = [&](Launcher f) -> wb::Launch {
+        if (!f) return nullptr;
+        return [&, f](cudaStream_t s) { f(in.data(), out.data(), kSide, kSide, s); };
+    };
+    stage.compare_memory_behaviour({shape_label(kSide, kSide) + " floats", launch_of(counted_stages.candidate),
+                                    launch_of(counted_stages.previous), launch_of(counted_stages.current)});
+}
+
+void grade(wb::Stage& stage, Launcher candidate_stage, Launcher previous, Launcher current,
+           const CountedStages& counted_stages)
 {
     check_transpose(stage, candidate_stage);
     const int id = stage.info().id;
     if (id == 3 || id == 5 || id == 6) check_transpose_idea(stage, candidate_stage, id);
+    compare_memory(stage, counted_stages);
     time_transpose(stage, candidate_stage, previous, current);
 }
 
@@ -186,7 +212,8 @@ void grade(wb::Stage& stage, Launcher candidate_stage, Launcher previous, Launch
 template <int K>
 void grade_stage_case(wb::Stage& stage)
 {
-    grade(stage, wb::stages::candidate<K>, wb::stages::previous<K>, wb::stages::current<K>);
+    grade(stage, wb::stages::candidate<K>, wb::stages::previous<K>, wb::stages::current<K>,
+          {wb::stages::counted_candidate<K>, wb::stages::counted_previous<K>, wb::stages::counted_current<K>});
 }
 
 // `make bench`: every reference stage at the anchor shapes, next to a plain device copy of the same
