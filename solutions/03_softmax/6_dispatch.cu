@@ -213,9 +213,9 @@ template <typename T, Op op, int kPack>
 bool try_launch_smem(const T* x, T* y, std::int64_t rows, std::int64_t cols, cudaStream_t stream)
 {
     const std::size_t smem = static_cast<std::size_t>(cols) * sizeof(T);   // the row, as loaded
-    const int threads = wb::smem_row_threads(softmax_smem_kernel<T, op, kPack, 128>, softmax_smem_kernel<T, op, kPack, 256>,
-                                             softmax_smem_kernel<T, op, kPack, 512>, softmax_smem_kernel<T, op, kPack, 1024>,
-                                             cols / kPack, smem);
+    const int threads = wb::smem_row_threads(
+        softmax_smem_kernel<T, op, kPack, 128>, softmax_smem_kernel<T, op, kPack, 256>,
+        softmax_smem_kernel<T, op, kPack, 512>, softmax_smem_kernel<T, op, kPack, 1024>, cols / kPack, smem);
     const auto blocks = static_cast<unsigned>(rows);
     const int c = static_cast<int>(cols);
     switch (threads) {

@@ -227,9 +227,9 @@ template <typename T, int kPack>
 bool try_launch_smem(const Args<T>& a, cudaStream_t stream)
 {
     const std::size_t smem = static_cast<std::size_t>(a.cols) * sizeof(T);   // the row, as loaded
-    const int threads = wb::smem_row_threads(layernorm_smem_kernel<T, kPack, 128>, layernorm_smem_kernel<T, kPack, 256>,
-                                             layernorm_smem_kernel<T, kPack, 512>, layernorm_smem_kernel<T, kPack, 1024>,
-                                             a.cols / kPack, smem);
+    const int threads = wb::smem_row_threads(
+        layernorm_smem_kernel<T, kPack, 128>, layernorm_smem_kernel<T, kPack, 256>,
+        layernorm_smem_kernel<T, kPack, 512>, layernorm_smem_kernel<T, kPack, 1024>, a.cols / kPack, smem);
     const auto blocks = static_cast<unsigned>(a.rows);
     const int c = static_cast<int>(a.cols);
     switch (threads) {

@@ -146,7 +146,8 @@ BlockResult<typename Op::value_type> run_block(const std::vector<typename Op::va
     using Value = typename Op::value_type;
     REQUIRE(in.size() % kBlock == 0);
     Device<Value> din(in), dout(in.size()), dagain(in.size());
-    block_kernel<Op, kBlock, kAfter><<<static_cast<unsigned>(in.size() / kBlock), kBlock>>>(din.data, dout.data, dagain.data);
+    const auto blocks = static_cast<unsigned>(in.size() / kBlock);
+    block_kernel<Op, kBlock, kAfter><<<blocks, kBlock>>>(din.data, dout.data, dagain.data);
     finish_launch();
     return {dout.download(), dagain.download()};
 }
@@ -435,7 +436,9 @@ TEST_CASE("warp_reduce_sum, warp_reduce_max, block_reduce_sum and block_reduce_m
     const auto out = dout.download();
     for (int t = 0; t < kBlock; ++t) {
         INFO("thread " << t);
-        const auto span = [&](int first, int count) { return std::vector<float>(in.begin() + first, in.begin() + first + count); };
+        const auto span = [&](int first, int count) {
+            return std::vector<float>(in.begin() + first, in.begin() + first + count);
+        };
         check_exact_sum(span(t / 32 * 32, 32), out[t * 5 + 0]);
         check_exact_max(span(t / 32 * 32, 32), out[t * 5 + 1]);
         check_exact_sum(span(t / 4 * 4, 4), out[t * 5 + 2]);
