@@ -587,7 +587,7 @@ bool device_allocation_bounds(std::uintptr_t address, std::uintptr_t& lo, std::u
 {
     std::uintptr_t start = 0;
     const Allocation* a = Device::get().find(reinterpret_cast<const void*>(address), 1, &start);
-    if (!a || a->kind == MemoryKind::host) return false;
+    if (!a) return false;
     lo = start;
     hi = start + a->bytes;
     return true;
