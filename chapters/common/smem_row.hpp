@@ -9,6 +9,7 @@
 #include <cuda_runtime.h>
 
 #include "common/cuda_check.hpp"
+#include "common/primitives.cuh"   // wb::device_attribute
 
 #include <cstddef>
 #include <cstdint>
