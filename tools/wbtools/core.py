@@ -64,9 +64,10 @@ def _check_meta(meta: dict, where: str) -> None:
         if stage.get("id") != number:
             raise UserError(f"{where}: stage number {number} in the list has \"id\": {stage.get('id')!r}; the ids "
                             "are 1, 2, 3, ... in the order of the list.")
-        if "function" in stage:
-            raise UserError(f"{where}: stage {number} has a \"function\"; remove it: the launcher's name is derived, "
-                            "<op>_<file>.")
+        for derived in ("function", "launcher"):
+            if derived in stage:
+                raise UserError(f"{where}: stage {number} has a \"{derived}\"; remove it: the launcher's name is "
+                                "derived, <op>_<file>.")
         match = STAGE_FILE_RE.match(str(stage.get("file", "")))
         if not match or int(match.group(1)) != number:
             raise UserError(f"{where}: stage {number}'s \"file\" is {stage.get('file')!r}; it must be "
