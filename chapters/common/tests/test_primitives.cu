@@ -5,6 +5,9 @@
 #include "harness/catch.hpp"
 
 #include "common/primitives.cuh"
+#if WORKBOOK_EMULATED
+#include "emu/grader_api.hpp"   // emu::last_fault_report
+#endif
 
 #include <algorithm>
 #include <cmath>
