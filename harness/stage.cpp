@@ -222,15 +222,19 @@ void Stage::run(const Launch& launch)
     if (profile_request()) return;   // profile mode: only the speed case's launcher runs (check_speed)
     // Every call is recorded (launch_ledger.hpp): kernels and their streams, allocations kept.
     ledger_begin(stream());
-    try {
-        launch(stream());
-    } catch (const CudaError& error) {
-        ledger_abandon();
-        throw failure_from_cuda(error, context_.chapter);
-    } catch (...) {
-        ledger_abandon();
-        throw;
-    }
+    // A step that fails ends the ledger's record before the failure is reported.
+    auto abandon_ledger_on_failure = [&](const auto& step) {
+        try {
+            step();
+        } catch (const CudaError& error) {
+            ledger_abandon();
+            throw failure_from_cuda(error, context_.chapter);
+        } catch (...) {
+            ledger_abandon();
+            throw;
+        }
+    };
+    abandon_ledger_on_failure([&] { launch(stream()); });
     const cudaError_t launch_error = cudaGetLastError();
     if (launch_error != cudaSuccess) {
         ledger_abandon();
@@ -238,15 +242,7 @@ void Stage::run(const Launch& launch)
                                                             cudaGetErrorString(launch_error) + ") after your launcher returned"),
                                 context_.chapter);
     }
-    try {
-        synchronize_with_timeout(stream());
-    } catch (const CudaError& error) {
-        ledger_abandon();
-        throw failure_from_cuda(error, context_.chapter);
-    } catch (...) {
-        ledger_abandon();
-        throw;
-    }
+    abandon_ledger_on_failure([&] { synchronize_with_timeout(stream()); });
     const LaunchRecord record = ledger_end();
     ledger_.add(record);
     if (record.available) last_kernels_ = record.kernels;
