@@ -1,12 +1,13 @@
 // Catalog, chapter 2, stage 3: no barrier between loading the block's values and the first step.
-// expect: wrong "a missing __syncthreads()"
+// expect: wrong "a missing __syncthreads() | wrong result for n ="
 // emulated: crashed "shared memory race"
 //
 // The tree keeps its barriers, but the first step reads sdata[tid + 128], stored by warps 4 to 7,
 // with no __syncthreads() after the loads. Whether those warps stored in time depends on the order
-// the GPU runs them in, so the sums are usually right and sometimes not; racecheck
-// (compute-sanitizer) reports the read-after-write hazard. The emulator's shared-memory checker sees
-// the read of a word another thread stored in the same barrier interval.
+// the GPU runs them in, so the sums are usually right (then racecheck, in the sanitizer pass, reports the
+// read-after-write hazard) and sometimes wrong (then the comparison fails first): either verdict is right.
+// The emulator's shared-memory checker sees the read of a word another thread stored in the same
+// barrier interval.
 #include "02_reduce/stages.cuh"
 #include "common/primitives.cuh"
 
