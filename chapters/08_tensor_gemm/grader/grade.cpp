@@ -10,9 +10,11 @@
 #include "08_tensor_gemm/stages.cuh"
 #undef WORKBOOK_TRACK
 
+#include "08_tensor_gemm/grader/baselines.hpp"
 #include "08_tensor_gemm/grader/reference.hpp"
 #include "harness/chapter_grader.hpp"
 #include "harness/device.hpp"
+#include "harness/timing.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -86,15 +88,56 @@ void check_case(wb::Stage& stage, Hgemm hgemm, const Case& c, ch08::Dtype dtype,
     stage.expect(wb::compare(ref.c, got, tolerance, wb::Layout::matrix(c.M, c.N)), describe(c, dtype));
 }
 
+/// Shapes too large for a quick CPU reference (GPU only), checked against cuBLAS: partial tiles in every
+/// dimension, K tails of 8, a long K.
+const Case kLargeCases[] = {
+    {1000, 999, 1000, 1.5f, -0.75f, 0},
+    {2000, 2052, 264, 1.0f, 0.0f, 0},
+    {129, 4100, 2056, 0.75f, 0.5f, 0},
+};
+
+/// Inputs in (-1, 1) on both sides: the error of each result is about K roundings of 2^-24 relative to
+/// sums of at most K, and two results (the stage's and cuBLAS's) each carry one: 8 u K (statistical,
+/// as chapter 7; the worst-case bound would be K times looser and let layout bugs through).
+wb::Tolerance against_cublas_tolerance(int K, float alpha, float beta)
+{
+    const double u = 0x1.0p-24;
+    return {8.0 * u * K * std::fabs(alpha) + 8.0 * u * std::fabs(beta) + 1e-30, 8.0 * u};
+}
+
+/// Runs @p hgemm and cuBLAS on the same device inputs and compares them.
+void check_against_cublas(wb::Stage& stage, Hgemm hgemm, const Case& c, ch08::Dtype dtype, wb::Rng& rng)
+{
+    const auto A = ch08::make_values(static_cast<std::size_t>(c.M) * c.K, c.shift, rng);
+    const auto B = ch08::make_values(static_cast<std::size_t>(c.N) * c.K, c.shift, rng);
+    const auto C = wb::uniform_floats(static_cast<std::size_t>(c.M) * c.N, -1.0f, 1.0f, rng);
+    wb::DeviceBuffer<std::uint16_t> dA(ch08::encode_all(A, dtype)), dB(ch08::encode_all(B, dtype));
+    wb::DeviceBuffer<float> dC(C), dR(C);
+    if (c.beta == 0.0f) dC.poison();
+    stage.run([&](cudaStream_t s) { hgemm(c.M, c.N, c.K, c.alpha, dA.data(), dB.data(), dtype, c.beta, dC.data(), s); });
+    ch08::cublas_hgemm(c.M, c.N, c.K, c.alpha, dA.data(), dB.data(), dtype, c.beta, dR.data(), stage.stream());
+    WB_CUDA_CHECK(cudaStreamSynchronize(stage.stream()));
+    const std::vector<float> expected_f = dR.download();
+    const std::vector<double> expected(expected_f.begin(), expected_f.end());
+    const wb::Tolerance tolerance = against_cublas_tolerance(c.K, c.alpha, c.beta);
+    std::vector<float> got = dC.download();
+    if (c.beta != 0.0f) mark_unwritten(got, C, expected, tolerance);
+    stage.expect(wb::compare(expected, got, tolerance, wb::Layout::matrix(c.M, c.N)),
+                 describe(c, dtype) + ", against cuBLAS");
+}
+
 void check_all(wb::Stage& stage, Hgemm hgemm)
 {
     wb::Rng rng(8);
     for (const ch08::Dtype dtype : {ch08::Dtype::f16, ch08::Dtype::bf16})
         for (const Case& c : kCases) check_case(stage, hgemm, c, dtype, rng);
+    if (wb::emulated()) return;   // the large shapes need cuBLAS, and minutes in emulation
+    for (const ch08::Dtype dtype : {ch08::Dtype::f16, ch08::Dtype::bf16})
+        for (const Case& c : kLargeCases) check_against_cublas(stage, hgemm, c, dtype, rng);
 }
 
-/// The speed check at n x n x n, fp16, alpha = 1, beta = 0 (GPU only). TO DO: a recheck after timing
-/// against cuBLAS (cublasGemmEx), and the fraction of cuBLAS reached, as chapter 7 does.
+/// The speed check at n x n x n, fp16, alpha = 1, beta = 0 (GPU only); after timing, the result is
+/// checked against cuBLAS again and the fraction of cuBLAS reached is measured on the same inputs.
 void time_stage(wb::Stage& stage, Hgemm candidate_fn, Hgemm previous, Hgemm current, int n)
 {
     if (!stage.measures_speed()) return;   // emulated or correctness-only: no large inputs
@@ -102,7 +145,7 @@ void time_stage(wb::Stage& stage, Hgemm candidate_fn, Hgemm previous, Hgemm curr
     wb::Rng rng(88);
     wb::DeviceBuffer<std::uint16_t> A(ch08::encode_all(ch08::make_values(elements, 0, rng), ch08::Dtype::f16));
     wb::DeviceBuffer<std::uint16_t> B(ch08::encode_all(ch08::make_values(elements, 0, rng), ch08::Dtype::f16));
-    wb::DeviceBuffer<float> C(elements);
+    wb::DeviceBuffer<float> C(elements), R(elements);
     auto launch_of = [&](Hgemm f) {
         return [&, f](cudaStream_t s) { f(n, n, n, 1.0f, A.data(), B.data(), ch08::Dtype::f16, 0.0f, C.data(), s); };
     };
@@ -112,6 +155,25 @@ void time_stage(wb::Stage& stage, Hgemm candidate_fn, Hgemm previous, Hgemm curr
     if (previous) speed.previous_reference = launch_of(previous);
     speed.current_reference = launch_of(current);
     speed.flops = 2.0 * n * n * static_cast<double>(n);
+    const wb::Launch cublas = [&](cudaStream_t s) {
+        ch08::cublas_hgemm(n, n, n, 1.0f, A.data(), B.data(), ch08::Dtype::f16, 0.0f, R.data(), s);
+    };
+    speed.recheck = [&] {
+        C.poison();
+        stage.run(launch_of(candidate_fn));
+        stage.run(cublas);
+        const std::vector<float> expected_f = R.download();
+        stage.expect(wb::compare(std::vector<double>(expected_f.begin(), expected_f.end()), C.download(),
+                                 against_cublas_tolerance(n, 1.0f, 0.0f), wb::Layout::matrix(n, n)),
+                     "the timed " + speed.description + " inputs, after timing, against cuBLAS");
+        const std::vector<double> ms =
+            wb::interleaved_median_ms(stage.stream(), {launch_of(candidate_fn), cublas}, wb::TimingPlan{2, 10});
+        const double tflops = speed.flops / (ms[0] * 1e-3) / 1e12, cublas_tflops = speed.flops / (ms[1] * 1e-3) / 1e12;
+        std::printf("        cuBLAS (cublasGemmEx, fp16 in, fp32 compute) at %d^3: %.1f TFLOP/s; this stage reaches %.1f%% of it\n",
+                    n, cublas_tflops, 100.0 * tflops / cublas_tflops);
+        stage.record("cublas_tflops", cublas_tflops);
+        stage.record("pct_cublas", 100.0 * tflops / cublas_tflops);
+    };
     stage.check_speed(speed);
 }
 
