@@ -17,7 +17,7 @@ CH              ?= $(N)
 CHAPTER         := $(if $(CH),$(shell printf '%02d' '$(CH)' 2>/dev/null))
 
 .PHONY: help configure check-chapter test docs bench memcheck-chapter selfcheck selfcheck-static clean chapters
-.PHONY: progress hint reset-chapter watch-chapter drill drill-grade drill-stop plot-chapter
+.PHONY: progress hint reset-chapter watch-chapter drill drill-grade drill-stop plot-chapter profile-chapter emu-profile-chapter
 
 help:
 	@echo "CUDA Kernel Workbook"
@@ -32,6 +32,7 @@ help:
 	@echo "                           the launcher naming rule, the catalog's headers (make test runs it too)"
 	@echo "  make bench               time every reference stage and library baseline: build/bench/results.md"
 	@echo "  make docs                build the documentation site: build/docs/html/index.html"
+	@echo "  make emu-profile-chapter N  CPU emulator: memory-behaviour counters of every reference stage (Markdown)"
 	@echo "  make clean               delete the build folder (your exercises are never touched)"
 	@echo ""
 	@echo "  While you learn:"
@@ -43,6 +44,8 @@ help:
 	@echo "                           PAPER=1: on paper, no compiling for PAPER_MINUTES (20), then one grading"
 	@echo "  make drill-grade         grade the running drill; make drill-stop gives it up (its file is kept)"
 	@echo "  make plot-chapter N      chapter N's make bench results as a bar chart: build/plots/ (matplotlib)"
+	@echo "  make profile-chapter N STAGE=k   why is my stage slow? Nsight Compute counters of your stage k beside"
+	@echo "                           references k-1 and k (no STAGE: every reference stage): build/profile/"
 	@echo ""
 	@echo "  Options: CUDA_ARCH=90 builds for that compute capability (default: this machine's GPU)."
 	@echo "           BACKEND=cpu runs the kernels on the CPU emulator: correctness only, no GPU needed"
@@ -79,7 +82,7 @@ chapters:
 
 test: configure
 	cmake --build $(BUILD) -j $(JOBS)
-	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) -LE "skeletons|catalog"
+	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) -LE "skeletons|catalog|docs"
 
 # The graders' own test (docs/grading.md): builds the catalog of known-wrong kernels too
 # (WORKBOOK_CATALOG=ON, remembered in the build folder), runs the harness's CPU tests, then
@@ -130,9 +133,20 @@ drill-grade:
 drill-stop:
 	@$(TOOL) drill --stop
 
+profile-chapter: configure
+	$(call need_chapter,profile-chapter)
+	@cmake --build $(BUILD) --target ch$(CHAPTER) $(if $(STAGE),,ch$(CHAPTER)_grade_solutions) -j $(JOBS)
+	@$(PYTHON) tools/workbook.py profile $(CH) $(if $(STAGE),--stage $(STAGE))
+
 plot-chapter:
 	$(call need_chapter,plot-chapter)
 	@$(TOOL) plot $(CH)
+
+# The CPU emulator's memory-behaviour counters of every reference stage, as a Markdown table (docs/emulation.md).
+emu-profile-chapter: configure
+	$(call need_chapter,emu-profile-chapter)
+	@cmake --build $(BUILD) --target ch$(CHAPTER)_grade_solutions -j $(JOBS)
+	@$(PYTHON) tools/emu_profile_table.py $(CH)
 
 # Chapter numbers given as goals (make check-chapter 2) are arguments: do nothing for them.
 $(CHAPTER_NUMBERS):

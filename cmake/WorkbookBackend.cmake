@@ -68,6 +68,12 @@ endif()
 option(WORKBOOK_EMU_CHECKS "CPU backend: compile kernel code with the emulator's access checks (races, bad reads)" ON)
 option(WORKBOOK_EMU_CHECK_REFERENCES "CPU backend: the access checks for the reference solutions too (slower CI)" OFF)
 
+# The compiler options that instrument kernel code for the access checks (see below). -fno-tree-sra
+# keeps a vector load that is then used lane by lane (`float2 v = *p; a = v.x; b = v.y;`) one 8- or
+# 16-byte access, as nvcc emits it, instead of separate 4-byte loads: the memory-behaviour counters
+# (emu/profile.hpp) see the access width the GPU sees.
+set(WORKBOOK_EMU_CHECK_FLAGS "-fsanitize=thread;--param=tsan-instrument-func-entry-exit=0;-fno-tree-sra;-g1;-Wno-tsan")
+
 # workbook_emulated_target(<target> [REFERENCE]): REFERENCE marks code known to be right (the reference
 # solutions, library baselines). It is compiled without the access checks, which make kernels about
 # three times slower, unless WORKBOOK_EMU_CHECK_REFERENCES is ON.
@@ -80,7 +86,7 @@ function(workbook_emulated_target target)
   # is used for its calls only (it reports every access, unlike the address sanitizer's, which skips a
   # store to an address it just checked a load of); no sanitizer runtime is linked. -g1 gives the line
   # tables that name the lines of a race.
-  set(emulator_checks "-fsanitize=thread;--param=tsan-instrument-func-entry-exit=0;-g1;-Wno-tsan")
+  set(emulator_checks "${WORKBOOK_EMU_CHECK_FLAGS}")
   if(NOT WORKBOOK_EMU_CHECKS OR ("REFERENCE" IN_LIST ARGN AND NOT WORKBOOK_EMU_CHECK_REFERENCES))
     set(emulator_checks "-g1")
   endif()

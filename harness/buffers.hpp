@@ -16,6 +16,10 @@
 #include <string>
 #include <vector>
 
+#if WORKBOOK_EMULATED
+#include "emu/grader_api.hpp"
+#endif
+
 namespace wb {
 
 /// Every output buffer is filled with this byte before each launch. 0xFF bytes read as NaN for

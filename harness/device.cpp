@@ -92,6 +92,9 @@ const DeviceInfo& device_info()
         d.global_bytes = prop.totalGlobalMem;
         d.shared_per_block_optin = prop.sharedMemPerBlockOptin;
         d.max_threads_per_sm = prop.maxThreadsPerMultiProcessor;
+        d.max_blocks_per_sm = prop.maxBlocksPerMultiProcessor;
+        d.registers_per_sm = prop.regsPerMultiprocessor;
+        d.shared_per_sm = prop.sharedMemPerMultiprocessor;
         return d;
     }();
     return info;

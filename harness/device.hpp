@@ -17,6 +17,9 @@ struct DeviceInfo {
     std::size_t global_bytes = 0;
     std::size_t shared_per_block_optin = 0;  ///< largest shared memory a block may request
     int max_threads_per_sm = 0;              ///< resident threads an SM holds at most (occupancy's denominator)
+    int max_blocks_per_sm = 0;               ///< resident blocks an SM holds at most (32 on Hopper)
+    int registers_per_sm = 0;                ///< 32-bit registers of one SM
+    std::size_t shared_per_sm = 0;           ///< shared memory of one SM, bytes
 };
 
 /// Empty when a usable GPU is present; otherwise one sentence saying why grading cannot run

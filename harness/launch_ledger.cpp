@@ -4,13 +4,15 @@
 #include "harness/device.hpp"
 #include "harness/device_kernels.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <cxxabi.h>
 #include <memory>
 #include <sstream>
 
 #if WORKBOOK_EMULATED
-#include "emu/ledger.hpp"
+#include "emu/grader_api.hpp"
 #elif WORKBOOK_HAVE_CUPTI
 #include <cupti.h>
 #endif
@@ -133,41 +135,131 @@ std::string cell(const std::vector<KernelFacts>& kernels, const std::string& row
 
 }  // namespace
 
-std::string explain_launch_difference(const std::vector<KernelFacts>& yours, const std::vector<KernelFacts>& previous,
-                                      const std::vector<KernelFacts>& current, int current_id, int sm_count,
-                                      double bytes)
+std::string occupancy_limit(const KernelFacts& kernel, const SmLimits& sm)
+{
+    const std::int64_t threads = kernel.threads_per_block();
+    if (threads <= 0 || sm.threads <= 0 || sm.blocks <= 0) return "";
+    const std::int64_t by_threads = sm.threads / threads;
+    std::int64_t by_registers = by_threads;
+    if (kernel.registers > 0 && sm.registers > 0) {
+        const std::int64_t warps = (threads + 31) / 32;
+        const std::int64_t per_warp = (kernel.registers * 32 + 255) / 256 * 256;   // allocated per warp, by 256
+        by_registers = sm.registers / per_warp / warps;
+    }
+    std::int64_t by_shared = by_threads;
+    if (kernel.shared_per_block() > 0 && sm.shared > 0) {
+        by_shared = static_cast<std::int64_t>(sm.shared / (kernel.shared_per_block() + 1024));   // 1 KiB reserved
+    }
+    const std::int64_t resident = std::min({by_threads, std::int64_t(sm.blocks), by_registers, by_shared});
+    if (resident >= by_threads) return "";   // the SM is as full as its thread limit allows
+    const std::string held = std::to_string(resident * threads) + " of its " + std::to_string(sm.threads) + " threads";
+    if (resident == sm.blocks) {
+        return "blocks of " + std::to_string(threads) + " threads, and an SM holds at most " + std::to_string(sm.blocks) +
+               " blocks: " + held;
+    }
+    if (resident == by_registers) {
+        return std::to_string(kernel.registers) + " registers per thread leave room for " + std::to_string(resident) +
+               (resident == 1 ? " block" : " blocks") + " of " + std::to_string(threads) + " threads per SM: " + held;
+    }
+    return std::to_string(kernel.shared_per_block()) + " B of shared memory per block leave room for " +
+           std::to_string(resident) + (resident == 1 ? " block" : " blocks") + " per SM: " + held;
+}
+
+std::string SlowLaunch::text() const
+{
+    if (causes.empty() && table.empty()) return "";
+    std::string out = "why: " + (causes.empty() ? std::string("-") : causes.front());
+    for (std::size_t i = 1; i < causes.size(); ++i) out += (i == 1 ? "\n  also: " : "\n        ") + causes[i];
+    return out + table;
+}
+
+namespace {
+
+/// One difference between the learner's launch and the reference's, with a rough estimate of how many
+/// times slower it makes the kernel (only for ranking: the first sentence names the largest).
+struct Cause {
+    double cost;
+    std::string sentence;
+};
+
+std::string percent(double x) { return std::to_string(static_cast<int>(100.0 * x + 0.5)) + "%"; }
+
+std::optional<Cause> idle_sms(const KernelFacts& mine, const KernelFacts& ref, int sm_count, const std::string& ref_name)
+{
+    if (sm_count <= 0 || mine.blocks() >= sm_count || ref.blocks() < sm_count) return std::nullopt;
+    return Cause{double(sm_count) / double(std::max<std::int64_t>(1, mine.blocks())),
+                 "your grid is " + std::to_string(mine.blocks()) + " blocks for " + std::to_string(sm_count) + " SMs: " +
+                     percent(1.0 - double(mine.blocks()) / sm_count) + " of the SMs have no work (" + ref_name +
+                     " launches " + std::to_string(ref.blocks()) + "; size the grid from the SM count)."};
+}
+
+std::optional<Cause> spills(const KernelFacts& mine, const KernelFacts& ref, const std::string& ref_name)
+{
+    if (mine.local_bytes <= 0 || ref.local_bytes != 0) return std::nullopt;
+    return Cause{2.0, "your kernel uses " + std::to_string(mine.local_bytes) + " bytes of local memory per thread (" +
+                          ref_name + ": none): registers spilled, or an array indexed at run time, each access a trip "
+                          "to memory."};
+}
+
+std::optional<Cause> low_occupancy(const KernelFacts& mine, const KernelFacts& ref, const std::string& ref_name)
+{
+    if (mine.occupancy <= 0 || ref.occupancy < 0 || mine.occupancy >= 0.6 * ref.occupancy) return std::nullopt;
+    std::string limit = mine.occupancy_limit;
+    if (limit.empty()) {
+        limit = std::to_string(mine.threads_per_block()) + " threads per block" +
+                (mine.registers >= 0 ? ", " + std::to_string(mine.registers) + " registers per thread" : std::string()) +
+                ", " + std::to_string(mine.shared_per_block()) + " B of shared memory per block";
+    }
+    return Cause{std::sqrt(ref.occupancy / mine.occupancy),
+                 "your kernel's theoretical occupancy is " + percent(mine.occupancy) + " against " +
+                     percent(ref.occupancy) + " for " + ref_name + " (" + limit +
+                     "): fewer warps to hide memory latency."};
+}
+
+std::optional<Cause> more_launches(std::size_t mine, std::size_t ref, const std::string& ref_name)
+{
+    if (mine <= ref) return std::nullopt;
+    return Cause{1.0 + 0.25 * double(mine - ref),
+                 std::to_string(mine) + " launches where " + ref_name + " uses " + std::to_string(ref) +
+                     ": every launch costs a few microseconds, and every pass between them reads memory again."};
+}
+
+std::optional<Cause> less_work_per_thread(std::int64_t mine_threads, std::int64_t ref_threads, double bytes,
+                                          const std::string& ref_name)
+{
+    if (bytes <= 0 || mine_threads <= 0 || ref_threads <= 0) return std::nullopt;
+    const double mine = bytes / double(mine_threads), ref = bytes / double(ref_threads);
+    if (mine * 1.9 >= ref) return std::nullopt;
+    return Cause{1.0 + 0.1 * (ref / mine - 1.0),
+                 "each of your threads moves " + std::to_string(static_cast<std::int64_t>(mine + 0.5)) +
+                     " bytes, each thread of " + ref_name + " " + std::to_string(static_cast<std::int64_t>(ref + 0.5)) +
+                     ": fewer loads in flight per thread, and the index arithmetic and bounds tests paid for fewer "
+                     "bytes."};
+}
+
+}  // namespace
+
+SlowLaunch explain_launch_difference(const std::vector<KernelFacts>& yours, const std::vector<KernelFacts>& previous,
+                                     const std::vector<KernelFacts>& current, int current_id, int sm_count, double bytes)
 {
     const KernelFacts* mine = main_kernel(yours);
     const KernelFacts* ref = main_kernel(current);
-    if (!mine || !ref) return "";
-    std::string cause;
-    auto percent = [](double x) { return std::to_string(static_cast<int>(100.0 * x + 0.5)) + "%"; };
+    if (!mine || !ref) return {};
     const std::string ref_name = "reference stage " + std::to_string(current_id);
-    if (sm_count > 0 && mine->blocks() < sm_count && ref->blocks() >= sm_count) {
-        cause = "your grid is " + std::to_string(mine->blocks()) + " blocks for " + std::to_string(sm_count) + " SMs: " +
-                percent(1.0 - double(mine->blocks()) / sm_count) + " of the SMs have no work (" + ref_name +
-                " launches " + std::to_string(ref->blocks()) + ").";
-    } else if (mine->local_bytes > 0 && ref->local_bytes == 0) {
-        cause = "your kernel uses " + std::to_string(mine->local_bytes) + " bytes of local memory per thread (" +
-                ref_name + ": none): registers spilled, or an array indexed at run time, each access a trip to "
-                "memory.";
-    } else if (mine->occupancy >= 0 && ref->occupancy >= 0 && mine->occupancy < 0.6 * ref->occupancy) {
-        cause = "your kernel's theoretical occupancy is " + percent(mine->occupancy) + " against " +
-                percent(ref->occupancy) + " for " + ref_name + " (" + std::to_string(mine->registers) +
-                " registers per thread, " + std::to_string(mine->shared_per_block()) +
-                " B of shared memory per block): fewer warps to hide memory latency.";
-    } else if (yours.size() > current.size()) {
-        cause = std::to_string(yours.size()) + " launches where " + ref_name + " uses " + std::to_string(current.size()) +
-                ": every launch costs a few microseconds, and every pass between them reads memory again.";
-    } else if (bytes > 0 && all_threads(yours) > 0 && all_threads(current) > 0 &&
-               bytes / all_threads(yours) * 1.9 < bytes / all_threads(current)) {
-        cause = "each of your threads moves " + std::to_string(static_cast<std::int64_t>(bytes / all_threads(yours))) +
-                " bytes, each thread of " + ref_name + " " +
-                std::to_string(static_cast<std::int64_t>(bytes / all_threads(current))) +
-                ": fewer loads in flight per thread, and the index arithmetic and bounds tests paid for fewer bytes.";
-    } else {
-        cause = "the launch looks like " + ref_name + "'s; the difference is inside the kernel (access pattern, bank "
-                "conflicts, divergence): compare your kernel with the stage's idea.";
+    std::vector<Cause> causes;
+    for (const std::optional<Cause>& cause :
+         {idle_sms(*mine, *ref, sm_count, ref_name), spills(*mine, *ref, ref_name), low_occupancy(*mine, *ref, ref_name),
+          more_launches(yours.size(), current.size(), ref_name),
+          less_work_per_thread(all_threads(yours), all_threads(current), bytes, ref_name)}) {
+        if (cause) causes.push_back(*cause);
+    }
+    std::stable_sort(causes.begin(), causes.end(), [](const Cause& a, const Cause& b) { return a.cost > b.cost; });
+    SlowLaunch result;
+    for (const Cause& cause : causes) result.causes.push_back(cause.sentence);
+    if (result.causes.empty()) {
+        result.causes.push_back("the launch looks like " + ref_name + "'s; the difference is inside the kernel (access "
+                                "pattern, bank conflicts, divergence, extra passes over memory): compare your kernel "
+                                "with the stage's idea, or profile it (make profile-chapter).");
     }
     const char* rows[] = {"kernels launched", "grid (blocks)", "threads per block", "registers per thread",
                           "shared memory per block", "local memory per thread", "theoretical occupancy",
@@ -182,7 +274,8 @@ std::string explain_launch_difference(const std::vector<KernelFacts>& yours, con
                       cell(previous, row, bytes).c_str(), cell(current, row, bytes).c_str());
         table << line;
     }
-    return "why: " + cause + table.str();
+    result.table = table.str();
+    return result;
 }
 
 // ---- the verdicts ---------------------------------------------------------------------------------
@@ -530,6 +623,9 @@ std::vector<KernelFacts> launch_facts(const Launch& launch, cudaStream_t stream)
                 device_info().max_threads_per_sm > 0) {
                 facts.occupancy = double(resident) * threads / device_info().max_threads_per_sm;
             }
+            const DeviceInfo& gpu = device_info();
+            facts.occupancy_limit = occupancy_limit(
+                facts, SmLimits{gpu.max_threads_per_sm, gpu.max_blocks_per_sm, gpu.registers_per_sm, gpu.shared_per_sm});
             facts.name = "kernel " + std::to_string(kernels.size() + 1);
 #if CUDART_VERSION >= 12030
             const char* name = nullptr;

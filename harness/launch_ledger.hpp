@@ -34,6 +34,7 @@ struct KernelFacts {
     int registers = -1;               ///< per thread; -1 where the backend cannot tell (the emulator)
     int local_bytes = -1;             ///< local memory (spills, arrays indexed at run time) per thread; -1: unknown
     double occupancy = -1.0;          ///< theoretical: resident threads per SM over the most an SM holds; -1: unknown
+    std::string occupancy_limit;      ///< what limits the resident blocks, as a phrase (occupancy_limit); "" unknown
     bool on_given_stream = true;
 
     std::int64_t blocks() const { return std::int64_t(grid.x) * grid.y * grid.z; }
@@ -96,12 +97,37 @@ std::vector<KernelFacts> launch_facts(const Launch& launch, cudaStream_t stream)
 
 namespace wb {
 
-/// The launch facts of a slow stage beside those of the reference stages, for a "too slow" verdict:
-/// the first sentence names the difference that most likely costs the time (too few blocks for the
-/// SMs, spills, low occupancy, more launches, less work per thread), then a table. Pure logic.
+/// What one SM holds at most: the limits that decide how many blocks of a kernel are resident at once.
+struct SmLimits {
+    int threads = 0;            ///< resident threads (2048 on Hopper)
+    int blocks = 0;             ///< resident blocks (32 on Hopper)
+    int registers = 0;          ///< 32-bit registers (65536)
+    std::size_t shared = 0;     ///< shared memory, bytes
+};
+
+/// Which limit of @p sm keeps the fewest blocks of @p kernel resident, as a phrase for a learner, e.g.
+/// "blocks of 32 threads, and an SM holds at most 32 blocks: 1024 of its 2048 threads". "" when the
+/// facts are unknown or the SM is filled to its thread limit. An estimate (registers are allocated per
+/// warp in units of 256, shared memory with 1 KiB reserved per block); the occupancy itself comes from
+/// the CUDA runtime. Pure logic.
+std::string occupancy_limit(const KernelFacts& kernel, const SmLimits& sm);
+
+/// Why a correct stage is slow, from the launch facts alone (explain_launch_difference).
+struct SlowLaunch {
+    std::vector<std::string> causes;   ///< sentences, the one that most likely costs the most time first
+    std::string table;                 ///< the facts side by side, one line per row (starts with a newline)
+    /// "why: <first cause> also: <the others>" and the table; "" when there are no facts.
+    std::string text() const;
+};
+
+/// The launch facts of a slow stage beside those of the reference stages, for a "too slow" verdict.
+/// Every difference that can cost time is a cause, ranked by a rough estimate of the time it costs:
+/// SMs left idle by a grid smaller than the GPU (the share of idle SMs), local-memory spills, occupancy
+/// below the reference's (by its limit: block size, registers or shared memory), more launches, and
+/// fewer bytes per thread. No cause when the launches look alike. Pure logic.
 /// @param bytes the bytes the job moves (0 if unknown): gives the bytes each thread moves.
-std::string explain_launch_difference(const std::vector<KernelFacts>& yours, const std::vector<KernelFacts>& previous,
-                                      const std::vector<KernelFacts>& current, int current_id, int sm_count,
-                                      double bytes);
+SlowLaunch explain_launch_difference(const std::vector<KernelFacts>& yours, const std::vector<KernelFacts>& previous,
+                                     const std::vector<KernelFacts>& current, int current_id, int sm_count,
+                                     double bytes);
 
 }  // namespace wb

@@ -1,11 +1,20 @@
 #include "harness/stage.hpp"
 
 #include "common/cuda_check.hpp"
+#include "harness/emulated_profile.hpp"
 #include "harness/sanitizer_pass.hpp"
+
+#if WORKBOOK_EMULATED
+#include "emu/grader_api.hpp"
+#endif
 
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
+
+#if !WORKBOOK_EMULATED
+#include <cuda_profiler_api.h>
+#endif
 
 #if WORKBOOK_EMULATED
 #include <fcntl.h>
@@ -210,6 +219,7 @@ void Stage::run(const Launch& launch)
     // Under compute-sanitizer only the first, small cases run: the tools slow kernels down a hundredfold.
     // The rest of the stage (larger cases, their references, timing) ends here.
     if (under_sanitizer() && ++sanitizer_runs_ > sanitizer_run_limit()) throw SanitizerCasesDone{};
+    if (profile_request()) return;   // profile mode: only the speed case's launcher runs (check_speed)
     // Every call is recorded (launch_ledger.hpp): kernels and their streams, allocations kept.
     ledger_begin(stream());
     try {
@@ -248,6 +258,7 @@ void Stage::run(const Launch& launch)
 
 void Stage::expect(const CompareReport& report, const std::string& case_name)
 {
+    if (profile_request()) return;   // profile mode: nothing ran, nothing to compare
     if (rechecking_) {   // after timing: check_speed turns these into "wrong" (recheck_failure)
         if (report.ok) {
             std::printf("  ok    %s\n", case_name.c_str());
@@ -274,6 +285,16 @@ void Stage::end_of_correctness()
         stream_failure_.reset();
         throw failure;
     }
+}
+
+void Stage::compare_memory_behaviour(const MemoryCase& memory)
+{
+    if (!emulated()) return;
+    end_of_correctness();   // the verdicts kept for the end of the correctness checks come first
+    const EmulatedMemoryJudgement judgement = judge_memory_behaviour(info_.id, memory, stream());
+    for (const auto& [key, value] : judgement.fields) record(key, value);
+    if (judgement.failure) throw *judgement.failure;
+    passed_note_ = judgement.note;
 }
 
 void Stage::check_stream_use(const Launch& launch)
@@ -308,7 +329,7 @@ void Stage::check_stream_use(const Launch& launch)
 void Stage::check_idea(const Launch& launch, const std::function<std::string(const std::vector<KernelFacts>&)>& rule)
 {
     end_of_correctness();
-    if (under_sanitizer()) return;   // checked in the grader's own run
+    if (under_sanitizer() || profile_request()) return;   // checked in the grader's own run
     const std::vector<KernelFacts> kernels = launch_facts(launch, stream());
     if (kernels.empty()) {
         std::printf("  the stage's idea is not checked: no launch facts could be read here\n");
@@ -330,37 +351,57 @@ bool Stage::measures_speed()
     return false;
 }
 
-void Stage::check_speed(const SpeedCase& speed)
+namespace {
+
+/// "1.234 ms, 812 GB/s (41% of copy bandwidth)" or "..., 12.3 TFLOP/s": one timing as a learner reads it.
+std::string describe_rate(const SpeedCase& speed, double ms, double copy_gbps)
 {
-    end_of_correctness();
-    if (!measures_speed()) return;
-    // The ledger saw every call already; without it, a capture of one call finds work on another stream.
-    if (!ledger_unavailable_reason().empty()) check_stream_use(speed.candidate);
-    const double copy_gbps = copy_bandwidth_gbps();
-    const bool has_target = info_.speedup_target > 0.0 && speed.previous_reference;
+    std::ostringstream text;
+    text.setf(std::ios::fixed);
+    text.precision(3);
+    text << ms << " ms";
+    text.precision(0);
+    if (speed.flops > 0) {
+        text.precision(2);
+        text << ", " << speed.flops / (ms * 1e-3) / 1e12 << " TFLOP/s";
+    } else if (speed.bytes > 0) {
+        const double gbps = speed.bytes / (ms * 1e-3) / 1e9;
+        text << ", " << gbps << " GB/s (" << 100.0 * gbps / copy_gbps << "% of copy bandwidth)";
+    }
+    return text.str();
+}
 
-    auto describe_rate = [&](double ms) {
-        std::ostringstream text;
-        text.setf(std::ios::fixed);
-        text.precision(3);
-        text << ms << " ms";
-        text.precision(0);
-        if (speed.flops > 0) {
-            text.precision(2);
-            text << ", " << speed.flops / (ms * 1e-3) / 1e12 << " TFLOP/s";
-        } else if (speed.bytes > 0) {
-            const double gbps = speed.bytes / (ms * 1e-3) / 1e9;
-            text << ", " << gbps << " GB/s (" << 100.0 * gbps / copy_gbps << "% of copy bandwidth)";
-        }
-        return text.str();
-    };
+/// "x0.96 over reference stage 3 (1.234 ms); required x1.31 (<the speed rule>)".
+std::string describe_speedup(double speedup, const std::string& previous, double t_previous, double required,
+                             const std::string& rule)
+{
+    char line[512];
+    std::snprintf(line, sizeof line, "x%.2f over %s (%.3f ms); required x%.2f (%s)", speedup, previous.c_str(),
+                  t_previous, required, rule.c_str());
+    return line;
+}
 
-    std::vector<Launch> launches{speed.candidate, speed.current_reference};
-    if (has_target) launches.push_back(speed.previous_reference);
+}  // namespace
 
-    double t_candidate = 0, t_reference = 0, t_previous = 0, speedup = 0, gain = 0, required = 0;
+/// The three timings of a speed case and what the speed rule makes of them.
+struct Stage::SpeedTiming {
+    bool has_target = false;   ///< the stage has a speed target and a previous stage to beat
+    double candidate_ms = 0, reference_ms = 0, previous_ms = 0;
+    double speedup = 0;        ///< previous / candidate
+    double gain = 0;           ///< previous / reference: what the reference gains on this GPU
+    double required = 0;       ///< the speed-up the rule asks for (timing.hpp)
     bool fast_enough = true;
-    const int attempts = has_target ? 3 : 1;
+};
+
+/// Times the candidate beside the references, interleaved; a slow result is measured again (up to three
+/// attempts) before it counts, so that one noisy run does not fail a right stage.
+Stage::SpeedTiming Stage::time_against_references(const SpeedCase& speed)
+{
+    SpeedTiming timing;
+    timing.has_target = info_.speedup_target > 0.0 && speed.previous_reference;
+    std::vector<Launch> launches{speed.candidate, speed.current_reference};
+    if (timing.has_target) launches.push_back(speed.previous_reference);
+    const int attempts = timing.has_target ? 3 : 1;
     for (int attempt = 1; attempt <= attempts; ++attempt) {
         std::vector<double> ms;
         try {
@@ -368,67 +409,164 @@ void Stage::check_speed(const SpeedCase& speed)
         } catch (const CudaError& error) {
             throw failure_from_cuda(error, context_.chapter);
         }
-        t_candidate = ms[0];
-        t_reference = ms[1];
-        if (!has_target) break;
-        t_previous = ms[2];
-        speedup = t_previous / t_candidate;
-        gain = t_previous / t_reference;
-        required = required_speedup(info_.speedup_target, gain);
-        fast_enough = speedup >= required;
-        if (fast_enough) break;
-        if (attempt < attempts) std::printf("  speed x%.2f < x%.2f: measuring again\n", speedup, required);
+        timing.candidate_ms = ms[0];
+        timing.reference_ms = ms[1];
+        if (!timing.has_target) break;
+        timing.previous_ms = ms[2];
+        timing.speedup = timing.previous_ms / timing.candidate_ms;
+        timing.gain = timing.previous_ms / timing.reference_ms;
+        timing.required = required_speedup(info_.speedup_target, timing.gain);
+        timing.fast_enough = timing.speedup >= timing.required;
+        if (timing.fast_enough) break;
+        if (attempt < attempts) std::printf("  speed x%.2f < x%.2f: measuring again\n", timing.speedup, timing.required);
     }
+    return timing;
+}
 
-    std::printf("  speed (%s): this stage %s\n", speed.description.c_str(), describe_rate(t_candidate).c_str());
-    record("ms", t_candidate);
+/// Prints the candidate's rate and adds it to the result line.
+void Stage::record_rate(const SpeedCase& speed, double ms, double copy_gbps)
+{
+    std::printf("  speed (%s): this stage %s\n", speed.description.c_str(), describe_rate(speed, ms, copy_gbps).c_str());
+    record("ms", ms);
     record("copy_gbps", copy_gbps);
-    const double gbps = speed.bytes > 0 ? speed.bytes / (t_candidate * 1e-3) / 1e9 : 0.0;
     if (speed.bytes > 0) {
+        const double gbps = speed.bytes / (ms * 1e-3) / 1e9;
         record("gbps", gbps);
         record("pct_copy", 100.0 * gbps / copy_gbps);
     }
-    if (speed.flops > 0) record("tflops", speed.flops / (t_candidate * 1e-3) / 1e12);
-    // Correctness again on the timed inputs first: a wrong result is the clearer diagnosis.
-    if (speed.recheck) {
-        rechecking_ = true;
-        try {
-            speed.recheck();
-        } catch (const StageFailure& failure) {
-            rechecking_ = false;
-            throw recheck_failure(failure);
-        }
+    if (speed.flops > 0) record("tflops", speed.flops / (ms * 1e-3) / 1e12);
+}
+
+/// Correctness again on the timed inputs: a wrong result is the clearer diagnosis than a speed.
+void Stage::recheck_after_timing(const SpeedCase& speed)
+{
+    if (!speed.recheck) return;
+    rechecking_ = true;
+    try {
+        speed.recheck();
+    } catch (const StageFailure& failure) {
         rechecking_ = false;
+        throw recheck_failure(failure);
     }
-    if (speed.bytes > 0 && gbps > 1.3 * copy_gbps) {
-        throw StageFailure{Status::wrong, "implausibly fast: " + describe_rate(t_candidate) +
+    rechecking_ = false;
+}
+
+/// Applies the speed rule; a "too slow" verdict whose first sentence names the likely cause, read from
+/// the launch facts of the three launchers (launch_ledger.hpp), then the speed-up and the facts.
+void Stage::judge_speedup(const SpeedCase& speed, const SpeedTiming& timing)
+{
+    record("speedup", timing.speedup);
+    record("required", timing.required);
+    record("reference_gain", timing.gain);
+    const std::string previous = speed.previous_label.empty() ? "reference stage " + std::to_string(info_.id - 1)
+                                                              : speed.previous_label;
+    const std::string line = describe_speedup(timing.speedup, previous, timing.previous_ms, timing.required,
+                                              describe_speed_rule(info_.speedup_target, timing.gain, info_.id));
+    std::printf("        %s\n", line.c_str());
+    if (timing.fast_enough) return;
+    const SlowLaunch why = explain_launch_difference(
+        launch_facts(speed.candidate, stream()), launch_facts(speed.previous_reference, stream()),
+        launch_facts(speed.current_reference, stream()), info_.id, device_info().sm_count, speed.bytes);
+    throw StageFailure{Status::too_slow, too_slow_message(line, why)};
+}
+
+void Stage::check_speed(const SpeedCase& speed)
+{
+    end_of_correctness();
+    if (profile_request()) profile_one_launcher(speed);
+    if (!measures_speed()) return;
+    // The ledger saw every call already; without it, a capture of one call finds work on another stream.
+    if (!ledger_unavailable_reason().empty()) check_stream_use(speed.candidate);
+    const double copy_gbps = copy_bandwidth_gbps();
+    const SpeedTiming timing = time_against_references(speed);
+    record_rate(speed, timing.candidate_ms, copy_gbps);
+    recheck_after_timing(speed);
+    if (speed.bytes > 0 && speed.bytes / (timing.candidate_ms * 1e-3) / 1e9 > 1.3 * copy_gbps) {
+        throw StageFailure{Status::wrong, "implausibly fast: " + describe_rate(speed, timing.candidate_ms, copy_gbps) +
                                               " is more than the memory can deliver. Does the kernel really "
                                               "read every input and write every output on the stream it is given?"};
     }
-    if (!has_target) {
+    if (!timing.has_target) {
         std::printf("        reference stage %d: %s (no speed target for this stage)\n", info_.id,
-                    describe_rate(t_reference).c_str());
+                    describe_rate(speed, timing.reference_ms, copy_gbps).c_str());
         return;
     }
-    record("speedup", speedup);
-    record("required", required);
-    record("reference_gain", gain);
-    const std::string previous = speed.previous_label.empty() ? "reference stage " + std::to_string(info_.id - 1)
-                                                              : speed.previous_label;
-    char line[512];
-    std::snprintf(line, sizeof line,
-                  "x%.2f over %s (%.3f ms); required x%.2f (%s)", speedup, previous.c_str(), t_previous,
-                  required, describe_speed_rule(info_.speedup_target, gain, info_.id).c_str());
-    std::printf("        %s\n", line);
-    if (!fast_enough) {
-        // Why: the launch facts of the three, read without running them (launch_ledger.hpp).
-        const std::string why = explain_launch_difference(
-            launch_facts(speed.candidate, stream()), launch_facts(speed.previous_reference, stream()),
-            launch_facts(speed.current_reference, stream()), info_.id, device_info().sm_count, speed.bytes);
-        throw StageFailure{Status::too_slow, "correct, but too slow: " + std::string(line) + ".\n  " +
-                                                 (why.empty() ? std::string() : why + "\n  ") +
-                                                 "Re-read the stage's idea in the chapter README, or `make hint`."};
+    judge_speedup(speed, timing);
+}
+
+std::string too_slow_message(const std::string& speedup_line, const SlowLaunch& why)
+{
+    const std::string closing = "Re-read the stage's idea in the chapter README, or `make hint`; "
+                                "`make profile-chapter` shows the hardware counters on a GPU with Nsight Compute.";
+    if (why.causes.empty()) return "correct, but too slow: " + speedup_line + ".\n  " + closing;
+    std::string also;
+    for (std::size_t i = 1; i < why.causes.size(); ++i) also += "\n  also: " + why.causes[i];
+    return "correct, but too slow: " + why.causes.front() + "\n  speed: " + speedup_line + "." + also + why.table +
+           "\n  " + closing;
+}
+
+// ---- profile mode (`grader --workbook-profile <stage> <which>`) ------------------------------------
+
+namespace {
+std::optional<ProfileRequest>& profile_request_storage()
+{
+    static std::optional<ProfileRequest> request;
+    return request;
+}
+}  // namespace
+
+void request_profile(const ProfileRequest& request) { profile_request_storage() = request; }
+
+const std::optional<ProfileRequest>& profile_request() { return profile_request_storage(); }
+
+std::string profile_line(int stage, const std::string& which, const std::string& label,
+                         const std::vector<KernelFacts>& kernels)
+{
+    std::ostringstream line;
+    line << "WORKBOOK-PROFILE {\"stage\": " << stage << ", \"which\": " << json_string(which)
+         << ", \"label\": " << json_string(label) << ", \"kernels\": [";
+    for (std::size_t i = 0; i < kernels.size(); ++i) {
+        const KernelFacts& k = kernels[i];
+        line << (i ? ", " : "") << "{\"name\": " << json_string(k.name) << ", \"blocks\": " << k.blocks()
+             << ", \"threads_per_block\": " << k.threads_per_block() << ", \"registers\": " << k.registers
+             << ", \"shared_bytes\": " << k.shared_per_block() << ", \"local_bytes\": " << k.local_bytes
+             << ", \"occupancy\": " << json_number(k.occupancy) << ", \"occupancy_limit\": "
+             << json_string(k.occupancy_limit) << "}";
     }
+    line << "]}";
+    return line.str();
+}
+
+void Stage::profile_one_launcher(const SpeedCase& speed)
+{
+    const std::string& which = profile_request()->which;
+    const Launch& launch = which == "learner" ? speed.candidate
+                           : which == "previous" ? speed.previous_reference
+                                                 : speed.current_reference;
+    std::string label = which == "current" ? "reference stage " + std::to_string(info_.id) : "your stage";
+    if (which == "learner" && std::string(context_.track) == "reference") label = "reference stage " + std::to_string(info_.id);
+    if (which == "previous") {
+        label = speed.previous_label.empty() ? "reference stage " + std::to_string(info_.id - 1) : speed.previous_label;
+    }
+    std::vector<KernelFacts> kernels;
+    if (launch) {
+        kernels = launch_facts(launch, stream());
+        try {
+            launch(stream());   // warm-up: first-call allocations and caches, outside the profiled range
+            WB_CUDA_CHECK(cudaStreamSynchronize(stream()));
+#if !WORKBOOK_EMULATED
+            WB_CUDA_CHECK(cudaProfilerStart());
+            launch(stream());
+            WB_CUDA_CHECK(cudaStreamSynchronize(stream()));
+            WB_CUDA_CHECK(cudaProfilerStop());
+#endif
+        } catch (const CudaError& error) {
+            throw failure_from_cuda(error, context_.chapter);
+        }
+    }
+    std::printf("%s\n", profile_line(info_.id, which, launch ? label : "", kernels).c_str());
+    std::fflush(stdout);
+    throw ProfileDone{};
 }
 
 #if WORKBOOK_EMULATED
@@ -504,8 +642,11 @@ StageVerdict run_stage(const GraderContext& context, const StageInfo& info, cons
             throw;
         }
         fields = stage.extra_fields_;
+        verdict.message = stage.passed_note_;
     } catch (const StageFailure& failure) {
         verdict = {failure.status, failure.message};
+    } catch (const ProfileDone&) {
+        return {Status::passed, ""};   // the WORKBOOK-PROFILE line is this run's result
     } catch (const SanitizerCasesDone&) {
         // The child that compute-sanitizer runs has checked its cases: what the tools saw is their verdict.
     } catch (const HangError& hang) {
@@ -535,7 +676,7 @@ StageVerdict run_stage(const GraderContext& context, const StageInfo& info, cons
 #else
     // Right results (passed, or only too slow): undefined behaviour that today's output hides is the
     // verdict that matters first.
-    if (verdict.status == Status::passed || verdict.status == Status::too_slow) {
+    if ((verdict.status == Status::passed || verdict.status == Status::too_slow) && !profile_request()) {
         if (std::optional<StageFailure> failure = sanitizer_verdict(context, info)) {
             verdict = {failure->status, failure->message};
         }

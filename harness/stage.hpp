@@ -1,9 +1,10 @@
 /// @file harness/stage.hpp
 /// @brief The grading core: a stage's context, its checks, its verdict and its result line.
 ///
-/// A grader is compiled twice (see cmake/WorkbookChapter.cmake): with the learner's stages as the
-/// candidate (`make check-chapter N`) and with the reference stages as the candidate (`make test`).
-/// Either way the reference stages are linked too, so the speed check can time them in the same run.
+/// One grade.cpp gives three executables (see cmake/WorkbookChapter.cmake): chNN_grade_exercises with
+/// the learner's stages as the candidate (`make check-chapter N`), chNN_grade_solutions with the
+/// reference stages as the candidate (`make test`), and chNN_grade_drill with a drill file. The
+/// reference stages are always linked too, so the speed check can time them in the same run.
 ///
 /// Every stage prints one machine-readable line that the tools read:
 ///     WORKBOOK-RESULT {"chapter": 2, "stage": 3, "status": "passed", ...}
@@ -31,6 +32,8 @@
 
 namespace wb {
 
+struct MemoryCase;   // harness/emulated_profile.hpp
+
 /// Which grader is running: the chapter, and whose stages are the candidate.
 struct GraderContext {
     int chapter;
@@ -43,6 +46,30 @@ const char* status_name(Status status);
 
 /// @p text as a JSON string literal, for the machine-readable lines the graders print.
 std::string json_string(const std::string& text);
+
+/// `grader --workbook-profile <stage> <which>` (tools/wbtools/profile.py runs it under Nsight Compute):
+/// the stage's checks are skipped (its launcher is not called, nothing is compared) until its first
+/// speed case, where only one launcher runs: `learner` (the stage graded), `previous` (reference k-1 or
+/// the chapter's baseline) or `current` (reference k). It runs once to warm up and once between
+/// cudaProfilerStart and cudaProfilerStop (ncu --profile-from-start off profiles only that call), untimed
+/// and unchecked. Its launch facts are printed as a WORKBOOK-PROFILE line.
+struct ProfileRequest {
+    int stage = 0;
+    std::string which;   ///< learner | previous | current
+};
+void request_profile(const ProfileRequest& request);
+/// The request of this process, if it runs in profile mode.
+const std::optional<ProfileRequest>& profile_request();
+/// Thrown by Stage::check_speed in profile mode once the launcher was profiled: the stage ends there.
+struct ProfileDone {};
+/// The WORKBOOK-PROFILE line of one launcher's kernels (pure logic).
+std::string profile_line(int stage, const std::string& which, const std::string& label,
+                         const std::vector<KernelFacts>& kernels);
+
+/// The message of a "too slow" verdict: its first line names the likeliest cause that the launch facts
+/// show (@p why), then the speed-up against the rule (@p speedup_line), the other causes and the facts
+/// side by side. Without launch facts the first line is the speed-up. Pure logic.
+std::string too_slow_message(const std::string& speedup_line, const SlowLaunch& why);
 
 /// Thrown by the checks to end a stage with a verdict.
 struct StageFailure {
@@ -145,12 +172,23 @@ public:
     /// it says so and checks nothing.
     void check_idea(const Launch& launch, const std::function<std::string(const std::vector<KernelFacts>&)>& rule);
 
+    /// On the CPU emulator, after the correctness checks: the memory-behaviour counters of the candidate
+    /// beside reference stages k-1 and k on one small input, and the verdict drawn from them (see
+    /// harness/emulated_profile.hpp). Does nothing on a GPU.
+    void compare_memory_behaviour(const MemoryCase& memory);
+
     /// The kernels of the last call of the candidate's launcher (empty where they cannot be recorded).
     const std::vector<KernelFacts>& last_kernels() const { return last_kernels_; }
 
 private:
     friend struct StageVerdict run_stage(const GraderContext&, const StageInfo&, const std::function<void(Stage&)>&);
     std::string memcheck_hint() const;
+    struct SpeedTiming;
+    SpeedTiming time_against_references(const SpeedCase& speed);
+    void record_rate(const SpeedCase& speed, double ms, double copy_gbps);
+    void recheck_after_timing(const SpeedCase& speed);
+    void judge_speedup(const SpeedCase& speed, const SpeedTiming& timing);
+    [[noreturn]] void profile_one_launcher(const SpeedCase& speed);
     void end_of_correctness();
     GraderContext context_;
     const StageInfo& info_;
@@ -163,6 +201,7 @@ private:
     LedgerJudge ledger_;                           ///< what every call of the candidate's launcher did
     int sanitizer_runs_ = 0;                       ///< calls made under compute-sanitizer (sanitizer_pass.hpp)
     std::vector<KernelFacts> last_kernels_;
+    std::string passed_note_;   ///< the verdict line of a stage that passes (compare_memory_behaviour)
 };
 
 /// Runs @p body for one stage and prints its verdict; returns the status and message.
@@ -172,7 +211,7 @@ struct StageVerdict {
 };
 StageVerdict run_stage(const GraderContext& context, const StageInfo& info, const std::function<void(Stage&)>& body);
 
-/// One row of `make bench`: printed as a WORKBOOK-BENCH line that tools/bench_report.py collects.
+/// One row of `make bench`: printed as a WORKBOOK-BENCH line that tools/wbtools reads (`make bench`).
 struct BenchRow {
     std::string op;            ///< e.g. "sum"
     std::string variant;       ///< e.g. "stage 9: vectorised single pass" or "CUB DeviceReduce::Sum"

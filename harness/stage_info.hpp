@@ -7,8 +7,6 @@ namespace wb {
 /// What the grader knows about one stage, read from chapters/NN_name/stages.json at build time.
 struct StageInfo {
     int id;                  ///< 1, 2, 3, ... in teaching order
-    const char* file;        ///< file name (without .cu) in exercises/ and solutions/
-    const char* function;    ///< the launcher the grader calls
     const char* title;       ///< a few words on the stage's idea
     double speedup_target;   ///< required speed-up over the previous reference stage (0: no speed check)
 };

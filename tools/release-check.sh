@@ -16,6 +16,11 @@
 #              on chapter 7 (1000^3 products in its correctness cases): 2 to 5 minutes per stage.
 #   checktime  `make check-chapter N` with the reference solutions copied into exercises/, timed with
 #              and without the compute-sanitizer pass; the exercises are restored afterwards
+#   profile    `make profile-chapter N` (Nsight Compute) for every reference stage of each chapter: the
+#              Markdown tables of the READMEs' "Reading the profile" sections, in $OUT/profile-chNN.md;
+#              and chapter 5 stage 4 with the solution as the candidate (the three-column table)
+#   tensorcheck  the tensor-core primitives (chapters/common/tensor_core.cuh) on this GPU against the
+#              fragment layouts of the PTX ISA that the emulator's tests use (emu/tests/gpu/)
 # CHAPTERS="1 2" limits every step to those chapters (default: every chapter), e.g. a quick check of
 # the chapters a change touched:  CHAPTERS="1 2" tools/release-check.sh build selfcheck bench
 # Repetitions split over several runs (each keeps $OUT/selfcheck.json) are judged together with
@@ -33,7 +38,7 @@ fi
 all_chapters=$([ -z "${CHAPTERS:-}" ] && echo 1 || echo 0)
 want() { [[ " $steps " == *" $1 "* ]]; }
 for step in $steps; do
-  case $step in build|selfcheck|bench|sanitize|checktime) ;; *) echo "unknown step '$step': use build, selfcheck, bench, sanitize or checktime"; exit 2 ;; esac
+  case $step in build|selfcheck|bench|sanitize|checktime|profile|tensorcheck) ;; *) echo "unknown step '$step': use build, selfcheck, bench, sanitize, checktime, profile or tensorcheck"; exit 2 ;; esac
 done
 prefix() { printf 'ch%02d' "$1"; }
 {
@@ -143,8 +148,27 @@ step_checktime() {
   rm -rf exercises && cp -r "$saved/exercises" . && rm -rf "$saved"
 }
 
+step_profile() {
+  for n in "${chapters[@]}"; do
+    local log
+    log="$out/profile-$(prefix "$n").md"
+    timeout "${PROFILE_TIMEOUT:-600}" python3 tools/workbook.py profile "$n" --markdown > "$log" 2>&1 || failed=1
+    echo "profile chapter $n: $(grep -c '^|' "$log") table lines ($(( $(date +%s) - start )) s)"
+  done
+  python3 tools/workbook.py profile 5 --stage 4 --solutions > "$out/profile-ch05-stage4.txt" 2>&1 || failed=1
+  cat "$out/profile-ch05-stage4.txt"
+}
+
+step_tensorcheck() {
+  local arch
+  arch="$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d '.')"
+  nvcc -std=c++17 -arch="sm_${arch:-80}" -I chapters emu/tests/gpu/tensor_core_check.cu -o build/tensor_core_check \
+    > "$out/tensorcheck.log" 2>&1 && build/tensor_core_check >> "$out/tensorcheck.log" 2>&1 || failed=1
+  tail -n 20 "$out/tensorcheck.log"
+}
+
 # In this order, whatever order the steps were given in.
-for step in build selfcheck bench sanitize checktime; do
+for step in build selfcheck bench sanitize checktime profile tensorcheck; do
   want "$step" && "step_$step"
 done
 echo "total: $(( $(date +%s) - start )) s"

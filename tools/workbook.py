@@ -10,6 +10,7 @@
     python3 tools/workbook.py watch 2        re-grade the stage you save, on every save
     python3 tools/workbook.py drill [2]      a timed interview drill on a blank stage (--paper: on paper)
     python3 tools/workbook.py plot 2         the chapter's `make bench` ladder as PNG and SVG
+    python3 tools/workbook.py profile 5 --stage 4   Nsight Compute counters: your stage 4 beside references 3, 4
 
 Standard library only (plot needs matplotlib). It never writes outside build/ except where a
 command says so: reset writes exercises/ (after a backup), drill writes drill/.
@@ -24,7 +25,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from wbtools import bench, chapters, check, drill, hints, plot, progress, reset, watch  # noqa: E402
+from wbtools import bench, chapters, check, drill, hints, plot, profile, progress, reset, watch  # noqa: E402
 from wbtools.core import UserError  # noqa: E402
 
 
@@ -104,6 +105,14 @@ def add_learner_commands(sub) -> None:
     command.add_argument("--results", help="default: build/bench/results.json")
     command.add_argument("--out", help="default: build/plots/")
     command.set_defaults(func=plot.command_plot)
+
+    command = sub.add_parser("profile", help="Nsight Compute counters of a stage beside the reference stages")
+    command.add_argument("chapter")
+    command.add_argument("--stage", help="your stage k beside references k-1 and k (default: every reference stage)")
+    command.add_argument("--solutions", action="store_true", help="profile the reference's stage k as the candidate")
+    command.add_argument("--markdown", action="store_true", help="print the chapter's table as Markdown (READMEs)")
+    command.add_argument("--timeout", type=float, default=600.0, help="seconds per profiled launcher")
+    command.set_defaults(func=profile.command_profile)
 
 
 if __name__ == "__main__":

@@ -49,7 +49,7 @@ __global__ void __launch_bounds__(kTile * kTile)
 
 }  // namespace
 
-void sgemm_3_shared_tiles(int M, int N, int K, float alpha, const float* A, const float* B, float beta,
+void sgemm_3_shared_memory_tiling(int M, int N, int K, float alpha, const float* A, const float* B, float beta,
                           float* C, cudaStream_t stream)
 {
     const dim3 block(kTile, kTile);

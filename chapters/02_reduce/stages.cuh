@@ -88,7 +88,7 @@ namespace WORKBOOK_TRACK {
 /// on the same workspace; uniform floats within the tolerance above; one -inf (result -inf); values
 /// near 1e30 (no overflow); all-equal values; nothing written past out[0]; the input left unchanged.
 /// No speed target (first stage); its bandwidth is shown.
-void sum_1_interleaved(const float* in, float* out, std::int64_t n, float* workspace, cudaStream_t stream);
+void sum_1_interleaved_divergent(const float* in, float* out, std::int64_t n, float* workspace, cudaStream_t stream);
 
 /// @brief Stage 2: the same tree, with the work given to the first threads (no divergence).
 ///

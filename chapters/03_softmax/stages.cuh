@@ -98,7 +98,7 @@ void softmax_4_warp_registers(const float* x, float* y, std::int64_t rows, std::
 /// less traffic than stage 2.
 /// Checked: as stage 1, including rows of -inf; speed against reference stage 2 (the other
 /// block-per-row stage) on 2048 x 32768 floats.
-void softmax_5_online(const float* x, float* y, std::int64_t rows, std::int64_t cols, cudaStream_t stream);
+void softmax_5_online_block(const float* x, float* y, std::int64_t rows, std::int64_t cols, cudaStream_t stream);
 
 /// @brief Stage 6: a production softmax that picks its kernel by row length (fp32).
 ///

@@ -64,7 +64,7 @@ void sgemm_2_coalesced(int M, int N, int K, float alpha, const float* A, const f
 /// element loaded from global memory is used 32 times, so the global traffic drops 32-fold; the
 /// kernel is now limited by shared-memory loads (two per FMA).
 /// Checked: correctness (the edge tiles are zero-filled); speed-up over reference stage 2 at 4096^3.
-void sgemm_3_shared_tiles(int M, int N, int K, float alpha, const float* A, const float* B, float beta,
+void sgemm_3_shared_memory_tiling(int M, int N, int K, float alpha, const float* A, const float* B, float beta,
                           float* C, cudaStream_t stream);
 
 /// @brief Stage 4: each thread computes 8 outputs of one column (1D register tiling).
@@ -72,7 +72,7 @@ void sgemm_3_shared_tiles(int M, int N, int K, float alpha, const float* A, cons
 /// Block tile 64 x 64, K step 8, 512 threads, 8 accumulators per thread. A value of B read from
 /// shared memory is reused for 8 FMAs from a register: about 1.1 shared loads per FMA instead of 2.
 /// Checked: correctness; speed-up over reference stage 3 at 4096^3.
-void sgemm_4_1d_thread_tile(int M, int N, int K, float alpha, const float* A, const float* B, float beta,
+void sgemm_4_1d_thread_tiling(int M, int N, int K, float alpha, const float* A, const float* B, float beta,
                             float* C, cudaStream_t stream);
 
 /// @brief Stage 5: each thread computes an 8 x 8 tile of outputs (2D register tiling).
@@ -80,7 +80,7 @@ void sgemm_4_1d_thread_tile(int M, int N, int K, float alpha, const float* A, co
 /// Block tile 128 x 128, K step 8, 256 threads with 64 accumulators each. Per k a thread reads 8
 /// values of A and 8 of B and does their outer product: 64 FMAs for 16 shared loads (0.25 per FMA).
 /// Checked: correctness; speed-up over reference stage 4 at 4096^3.
-void sgemm_5_2d_thread_tile(int M, int N, int K, float alpha, const float* A, const float* B, float beta,
+void sgemm_5_2d_thread_tiling(int M, int N, int K, float alpha, const float* A, const float* B, float beta,
                             float* C, cudaStream_t stream);
 
 /// @brief Stage 6: 16-byte (float4) global and shared accesses, the A tile stored transposed.

@@ -1,5 +1,5 @@
 /// @file track.hpp
-/// @brief How one stage file is built twice: the learner's track and the reference track.
+/// @brief How the stage files are kept apart at link time: the learner's track and the reference track.
 ///
 /// Every stage file (exercises/NN_name/K_stage.cu and solutions/NN_name/K_stage.cu) puts its
 /// launcher and kernels inside `namespace WORKBOOK_TRACK { ... }`. The build defines WORKBOOK_TRACK

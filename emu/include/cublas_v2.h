@@ -73,7 +73,7 @@ inline cublasStatus_t cublasSgemv(cublasHandle_t handle, cublasOperation_t trans
     if (!handle) return CUBLAS_STATUS_NOT_INITIALIZED;
     if (m < 0 || n < 0 || lda < (m > 1 ? m : 1) || incx == 0 || incy == 0) return CUBLAS_STATUS_INVALID_VALUE;
     const float a = *alpha, b = *beta;
-    const cudaError_t err = emu::detail::submit_device_work(handle->stream, [=] {
+    const cudaError_t err = emu::run_in_stream_order(handle->stream, [=] {
         const bool transposed = trans != CUBLAS_OP_N;
         const int rows = transposed ? n : m, inner = transposed ? m : n;
         for (int r = 0; r < rows; ++r) {
@@ -98,7 +98,7 @@ inline cublasStatus_t cublasSgemm(cublasHandle_t handle, cublasOperation_t trans
     if (m < 0 || n < 0 || k < 0 || ldc < (m > 1 ? m : 1)) return CUBLAS_STATUS_INVALID_VALUE;
     const float a = *alpha, b_scale = *beta;
     const bool beta_is_zero = b_scale == 0.0f;
-    const cudaError_t err = emu::detail::submit_device_work(handle->stream, [=] {
+    const cudaError_t err = emu::run_in_stream_order(handle->stream, [=] {
         // Column by column of C, the inner loop running down a column of A: contiguous when A is not
         // transposed (the case of the row-major wrappers). Each element sums over p in order, in float.
         std::vector<float> column(static_cast<std::size_t>(m));

@@ -52,6 +52,7 @@ __thread std::uint64_t emu_tls_shared_generation;
 __thread unsigned char* emu_tls_shared_base;
 __thread std::uintptr_t emu_tls_watch_lo;     // the shared arena of a block whose accesses are checked
 __thread std::uintptr_t emu_tls_watch_span;   // 0: no block of this worker is checked now
+extern __thread bool emu_tls_profiling;        // this worker's block is counted (profile.cpp)
 
 namespace emu::detail {
 
@@ -154,7 +155,7 @@ struct PoolAllocator {
 class SharedArena {
 public:
     static constexpr std::size_t kRedZone = 512;
-    static constexpr std::size_t kBytes = 2 * 1024 * 1024;
+    static constexpr std::size_t kBytes = kSharedArenaBytes;
 
     SharedArena()
     {
@@ -515,7 +516,7 @@ public:
                          int line);
     void* dynamic_shared(std::size_t align);
 
-    std::size_t shared_address(const void* p, const char* file, int line);
+    std::size_t shared_address(const void* p, const char* what, const char* file, int line);
     void cp_async(std::size_t dst, const void* src, int copy_bytes, int src_bytes, const char* file, int line);
     void cp_async_commit() { ++me().groups_committed; }
     void cp_async_wait(int pending_groups);
@@ -685,6 +686,7 @@ bool BlockRun::run(const LaunchState& launch, uint3 block_idx, Schedule schedule
     tls_block = this;
     checking_ = check;
     if (checking_) start_checking();
+    if (profiling_requested()) profile_block_start();
 
     // A crash in a CUDA thread (see escape_crash) comes back here, on the worker's own stack.
     if (sigsetjmp(crash_jump_, 1) != 0) {
@@ -713,6 +715,7 @@ bool BlockRun::run(const LaunchState& launch, uint3 block_idx, Schedule schedule
     crash_armed_ = false;
     if (!failed_ && !unwritten_read_.empty()) fail(unwritten_read_);
     if (!failed_) check_red_zones(nullptr);
+    if (emu_tls_profiling) profile_block_end(launch.site.name);
     cleanup();
     emu_tls_watch_span = 0;
     checking_ = false;
@@ -901,6 +904,7 @@ void BlockRun::release_barrier()
     if (!unwritten_read_.empty()) fail(unwritten_read_);
     if (failed_) return;
     if (checking_) ++epoch_;   // everything before the barrier is ordered before everything after it
+    if (emu_tls_profiling) profile_barrier();
     for (ThreadState& t : threads_) {
         if (!t.at_barrier) continue;
         t.at_barrier = false;
@@ -1167,11 +1171,11 @@ void* BlockRun::dynamic_shared(std::size_t align)
     return arena_.base() + arena_.dynamic_offset();
 }
 
-std::size_t BlockRun::shared_address(const void* p, const char* file, int line)
+std::size_t BlockRun::shared_address(const void* p, const char* what, const char* file, int line)
 {
     const auto* bytes = static_cast<const unsigned char*>(p);
     if (bytes < arena_.base() || bytes >= arena_.base() + SharedArena::kBytes) {
-        fail_in_thread(thread_name(me()) + " passed a pointer that is not shared memory to __cvta_generic_to_shared at " +
+        fail_in_thread(thread_name(me()) + " passed a pointer that is not shared memory to " + std::string(what) + " at " +
                        where(file, line) + ".");
     }
     return static_cast<std::size_t>(bytes - arena_.base());
@@ -1584,7 +1588,11 @@ private:
 
 }  // namespace
 
-std::optional<KernelFailure> run_grid(const LaunchState& launch) { return BlockPool::get().run(launch); }
+std::optional<KernelFailure> run_grid(const LaunchState& launch)
+{
+    if (profiling_requested()) profile_launch(launch.site.name);
+    return BlockPool::get().run(launch);
+}
 
 bool describe_running_thread(char* buffer, std::size_t size, const void* fault_address)
 {
@@ -1648,9 +1656,9 @@ void shared_allocate(SharedSlot& slot, std::size_t bytes, std::size_t align, con
     block_or_die("a __shared__ declaration").allocate_shared(slot, bytes, align, name, file, line);
 }
 
-std::size_t shared_address(const void* p, const char* file, int line)
+std::size_t shared_address(const void* p, const char* what, const char* file, int line)
 {
-    return block_or_die("__cvta_generic_to_shared").shared_address(p, file, line);
+    return block_or_die(what).shared_address(p, what, file, line);
 }
 
 void cp_async(std::size_t dst, const void* src, int copy_bytes, int src_bytes, const char* file, int line)

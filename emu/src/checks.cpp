@@ -3,7 +3,8 @@
 // __tsan_writeN(address) before every store of that code, and turns atomic operations into calls of
 // __tsan_atomicN_*. No sanitizer runtime is linked: these functions are the whole of it, the atomics
 // done here for real (and never reported: atomics do not race).
-// They cost a call and a comparison per access; the work happens only for
+// They cost a call and a comparison per access (and one more for the counters of a profile, which
+// record every access only while a profile is on, see profile.cpp); the work happens only for
 //   - accesses to the shared arena of a block the checker watches (races, unwritten or out-of-bounds
 //     reads: BlockRun::check_shared), and
 //   - reads whose bytes look like the guard after a device buffer (a byte repeated, 0x7F or one of the
@@ -16,6 +17,7 @@
 
 extern __thread std::uintptr_t emu_tls_watch_lo;
 extern __thread std::uintptr_t emu_tls_watch_span;
+extern __thread bool emu_tls_profiling;
 
 namespace {
 
@@ -33,6 +35,8 @@ inline bool looks_like_guard(const void* p, std::size_t bytes)
 
 inline void on_access(const void* p, std::size_t bytes, bool write, const void* pc)
 {
+    // Counting for a profile (emu/profile.hpp): off unless asked for, one test of a flag.
+    if (__builtin_expect(emu_tls_profiling, false)) emu::detail::profile_access(p, bytes, write, pc);
     const auto address = reinterpret_cast<std::uintptr_t>(p);
     if (address - emu_tls_watch_lo < emu_tls_watch_span) {
         emu::detail::check_shared_access(address, bytes, write, pc);

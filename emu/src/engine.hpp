@@ -92,4 +92,19 @@ void check_guard_read(const void* address, std::size_t bytes, const void* pc);
 /// "file:line" of a code address of this program, or "" (see block.cpp).
 std::string source_line(const void* pc);
 
+/// The bytes of a block's shared-memory arena (addresses in [base, base + this) are shared memory).
+inline constexpr std::size_t kSharedArenaBytes = 2 * 1024 * 1024;
+/// When @p address lies in a device allocation (cudaMalloc, cudaMallocManaged): true, with its bounds.
+bool device_allocation_bounds(std::uintptr_t address, std::uintptr_t& lo, std::uintptr_t& hi);
+
+/// The memory-behaviour counters (emu/profile.hpp, profile.cpp). A block calls profile_block_start when
+/// profiling_requested() as it starts, which turns on the recording of its accesses (profile_access,
+/// from checks.cpp), profile_barrier at every barrier it completes and profile_block_end when it ends.
+bool profiling_requested();
+void profile_block_start();
+void profile_barrier();
+void profile_access(const void* address, std::size_t bytes, bool write, const void* pc);
+void profile_block_end(const char* kernel);
+void profile_launch(const char* kernel);
+
 }  // namespace emu::detail

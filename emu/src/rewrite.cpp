@@ -621,34 +621,9 @@ private:
         }
     }
 
-    /// The operand expressions of an asm statement, outputs first: "r"(dst) gives dst.
-    std::vector<std::string> operands(std::size_t p, std::size_t end)
-    {
-        std::vector<std::string> result;
-        int colons = 0;
-        while (p < end && colons < 3) {
-            const char c = s_[p];
-            if (c == ':') {
-                ++colons;
-                ++p;
-            } else if (c == '"') {
-                p = skip_string(p);
-            } else if (c == '(') {
-                const std::size_t close = matching(p);
-                if (close == std::string::npos || close > end) break;
-                std::string expr = s_.substr(p + 1, close - p - 2);
-                std::replace(expr.begin(), expr.end(), '\n', ' ');
-                result.push_back(expr);
-                p = close;
-            } else {
-                ++p;
-            }
-        }
-        return result;
-    }
-
-    /// cp.async and its group operations become calls of the emulator; other PTX in the learner's
-    /// files becomes a compile error that says so; assembly in system headers is left alone.
+    /// Inline PTX in the learner's files becomes a compile error that says so (cp.async has the
+    /// pipeline primitives of <cuda_pipeline.h>, which the emulator provides); assembly in system
+    /// headers is left alone.
     std::size_t inline_assembly(std::size_t keyword, std::size_t keyword_end)
     {
         std::size_t p = keyword_end;
@@ -666,71 +641,22 @@ private:
         if (at(p) != '(') return keyword_end;
         const std::size_t close = matching(p);
         if (close == std::string::npos) return keyword_end;
-        std::size_t after_template = p + 1;
-        std::string text = literals(after_template, close - 1);
-        const std::vector<std::string> ops = operands(after_template, close - 1);
-
-        // One instruction: trim, drop the final ';'.
-        auto trim = [](std::string t) {
-            while (!t.empty() && (space(t.back()) || t.back() == ';')) t.pop_back();
-            std::size_t b = 0;
-            while (b < t.size() && space(t[b])) ++b;
-            return t.substr(b);
-        };
-        text = trim(text);
-        auto operand = [&](const std::string& token, std::string& out) {
-            std::string t = trim(token);
-            if (!t.empty() && t.front() == '[' && t.back() == ']') t = trim(t.substr(1, t.size() - 2));
-            if (t.size() > 1 && t[0] == '%') {
-                const std::size_t index = static_cast<std::size_t>(std::stoul(t.substr(1)));
-                if (index >= ops.size()) return false;
-                out = "(" + ops[index] + ")";
-                return true;
-            }
-            if (!t.empty() && std::all_of(t.begin(), t.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
-                out = t;
-                return true;
-            }
-            return false;
-        };
-        std::string call;
-        const std::string at_site = ", __builtin_FILE(), __builtin_LINE())";
-        if (text.rfind("cp.async.ca.shared.global", 0) == 0 || text.rfind("cp.async.cg.shared.global", 0) == 0) {
-            std::size_t b = text.find_first_of(" \t");
-            std::vector<std::string> args;
-            if (b != std::string::npos) {
-                std::string rest = text.substr(b);
-                std::size_t start = 0;
-                for (std::size_t k = 0; k <= rest.size(); ++k) {
-                    if (k == rest.size() || rest[k] == ',') {
-                        args.push_back(rest.substr(start, k - start));
-                        start = k + 1;
-                    }
-                }
-            }
-            std::string dst, src, bytes, src_bytes;
-            if ((args.size() == 3 || args.size() == 4) && operand(args[0], dst) && operand(args[1], src) &&
-                operand(args[2], bytes) && (args.size() == 3 || operand(args[3], src_bytes))) {
-                if (args.size() == 3) src_bytes = bytes;
-                call = "::emu::detail::cp_async(static_cast<std::size_t>" + dst + ", reinterpret_cast<const void*>" + src +
-                       ", static_cast<int>(" + bytes + "), static_cast<int>(" + src_bytes + ")" + at_site;
-            }
-        } else if (text == "cp.async.commit_group") {
-            call = "::emu::detail::cp_async_commit()";
-        } else if (text.rfind("cp.async.wait_group", 0) == 0) {
-            std::string groups;
-            if (operand(text.substr(19), groups)) call = "::emu::detail::cp_async_wait(static_cast<int>(" + groups + "))";
-        } else if (text == "cp.async.wait_all") {
-            call = "(::emu::detail::cp_async_commit(), ::emu::detail::cp_async_wait(0))";
+        if (in_system_header(keyword)) return close;
+        std::size_t after_open = p + 1;
+        std::string shown = literals(after_open, close - 1);
+        const std::size_t first = shown.find_first_not_of(" \t\n");
+        shown = first == std::string::npos ? std::string() : shown.substr(first);
+        shown = shown.substr(0, shown.find_first_of("\n;"));
+        for (char& c : shown) {
+            if (c == '"' || c == '\\') c = '\'';
         }
-        if (call.empty()) {
-            if (in_system_header(keyword)) return close;
-            std::string shown = text.substr(0, text.find_first_of("\n"));
-            for (char& c : shown) {
-                if (c == '"' || c == '\\') c = '\'';
-            }
-            call = "static_assert(sizeof(int) == 0, \"inline PTX cannot run on the CPU emulator: " + shown + "\")";
+        std::string hint;
+        if (shown.rfind("cp.async", 0) == 0) {
+            hint = " (for cp.async use __pipeline_memcpy_async, __pipeline_commit and __pipeline_wait_prior from "
+                   "<cuda_pipeline.h>: the same instructions)";
         }
+        std::string call = "static_assert(sizeof(int) == 0, \"inline PTX cannot run on the CPU emulator: " + shown + hint +
+                           "\")";
         call += std::string(static_cast<std::size_t>(std::count(s_.begin() + keyword, s_.begin() + close, '\n')), '\n');
         edits_.push_back({keyword, close, call});
         return close;

@@ -11,7 +11,7 @@
 // that is too large) fails with the allocation's size and how far past its end it wrote. New
 // allocations are filled with it too, so code that assumes freshly allocated memory is zero fails.
 #include "engine.hpp"
-#include "emu/library_support.hpp"
+#include "emu/grader_api.hpp"
 
 #include <signal.h>
 #include <unistd.h>
@@ -41,7 +41,6 @@ struct CUgraph_st {
 };
 
 struct CUevent_st {
-    unsigned flags = 0;
     std::atomic<bool> recorded{false};
     std::atomic<bool> complete{false};
     double ms = 0.0;   // when the worker reached the record
@@ -54,13 +53,10 @@ constexpr std::size_t kFrontGuard = 4096;
 constexpr std::size_t kBackGuard = 32 * 1024;
 constexpr std::size_t kPoisonLimit = std::size_t(256) << 20;   // larger allocations stay as the OS gives them
 
-enum class MemoryKind { device, host, managed };
-
 struct Allocation {
     unsigned char* raw = nullptr;   // start of the front guard
     std::size_t bytes = 0;          // what was asked for
     std::size_t padded = 0;         // bytes rounded up to 256 (the end of the user part)
-    MemoryKind kind = MemoryKind::device;
     std::size_t extent = SIZE_MAX;  // the bytes the caller will use (emu::declare_buffer_extent), if less
 };
 
@@ -212,7 +208,7 @@ public:
     }
 
     // ---- memory ----
-    cudaError_t allocate(void** ptr, std::size_t bytes, MemoryKind kind)
+    cudaError_t allocate(void** ptr, std::size_t bytes)
     {
         if (!ptr) return cudaErrorInvalidValue;
         *ptr = nullptr;
@@ -227,19 +223,18 @@ public:
         // The bytes between `bytes` and `padded` belong to the guard as well.
         if (padded > kPoisonLimit) std::memset(bytes_raw + kFrontGuard + bytes, kUndefinedByte, padded - bytes);
         *ptr = bytes_raw + kFrontGuard;
-        if (kind != MemoryKind::host) ledger_note_allocation(*ptr, bytes);
+        ledger_note_allocation(*ptr, bytes);
         std::lock_guard<std::mutex> lock(memory_mutex_);
-        allocations_[reinterpret_cast<std::uintptr_t>(*ptr)] = Allocation{bytes_raw, bytes, padded, kind};
+        allocations_[reinterpret_cast<std::uintptr_t>(*ptr)] = Allocation{bytes_raw, bytes, padded};
         return cudaSuccess;
     }
-    cudaError_t release(void* ptr, bool device_side)
+    cudaError_t release(void* ptr)
     {
         if (!ptr) return cudaSuccess;
         std::lock_guard<std::mutex> lock(memory_mutex_);
         auto it = allocations_.find(reinterpret_cast<std::uintptr_t>(ptr));
         if (it == allocations_.end()) return cudaErrorInvalidValue;
-        if ((it->second.kind == MemoryKind::host) == device_side) return cudaErrorInvalidValue;
-        if (device_side) ledger_note_release(ptr);
+        ledger_note_release(ptr);
         std::free(it->second.raw);
         allocations_.erase(it);
         return cudaSuccess;
@@ -287,14 +282,13 @@ public:
     {
         std::uintptr_t start = 0;
         const Allocation* a = find(p, bytes, &start);
-        return a && a->kind != MemoryKind::host;
+        return a != nullptr;
     }
     /// After a kernel: every fence intact? Otherwise a description of the first damage.
     std::string check_fences()
     {
         std::lock_guard<std::mutex> lock(memory_mutex_);
         for (auto& [address, a] : allocations_) {
-            if (a.kind == MemoryKind::host) continue;
             std::size_t bad = 0;
             const std::string size = std::to_string(a.bytes) + "-byte device allocation";
             if (!all_ff(a.raw, kFrontGuard, &bad)) {
@@ -525,12 +519,6 @@ void submit_launch(const KernelSite& site, const LaunchConfig& config, std::uniq
     note(queued);
 }
 
-cudaError_t submit_device_work(cudaStream_t stream, std::function<void()> work)
-{
-    if (sticky() != cudaSuccess) return note(sticky());
-    return note(Device::get().enqueue(stream, std::move(work)));
-}
-
 cudaError_t func_get_attributes(cudaFuncAttributes* attributes, const void* kernel)
 {
     if (!attributes || !kernel) return note(cudaErrorInvalidDeviceFunction);
@@ -595,9 +583,26 @@ cudaError_t memcpy_symbol_async(void* symbol, std::size_t symbol_bytes, const vo
     return memcpy_symbol(symbol, symbol_bytes, src, bytes, offset, to_symbol, dst);
 }
 
+bool device_allocation_bounds(std::uintptr_t address, std::uintptr_t& lo, std::uintptr_t& hi)
+{
+    std::uintptr_t start = 0;
+    const Allocation* a = Device::get().find(reinterpret_cast<const void*>(address), 1, &start);
+    if (!a) return false;
+    lo = start;
+    hi = start + a->bytes;
+    return true;
+}
+
 }  // namespace emu::detail
 
 namespace emu {
+cudaError_t run_in_stream_order(cudaStream_t stream, std::function<void()> work)
+{
+    using namespace detail;
+    if (sticky() != cudaSuccess) return note(sticky());
+    return note(Device::get().enqueue(stream, std::move(work)));
+}
+
 void declare_buffer_extent(const void* ptr, std::size_t bytes) { detail::Device::get().declare_extent(ptr, bytes); }
 void force_schedule(int schedule) { detail::set_schedule_override(schedule); }
 
@@ -618,7 +623,6 @@ bool last_fault_is_deadlock()
 }  // namespace emu
 
 using emu::detail::Device;
-using emu::detail::MemoryKind;
 using emu::detail::note;
 using emu::detail::sticky;
 
@@ -710,7 +714,6 @@ cudaError_t cudaDriverGetVersion(int* version)
     return cudaSuccess;
 }
 
-cudaError_t cudaRuntimeGetVersion(int* version) { return cudaDriverGetVersion(version); }
 
 cudaError_t cudaGetDeviceCount(int* count)
 {
@@ -726,7 +729,6 @@ cudaError_t cudaGetDevice(int* device)
     return cudaSuccess;
 }
 
-cudaError_t cudaSetDevice(int device) { return device == 0 ? cudaSuccess : note(cudaErrorInvalidDevice); }
 
 cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device)
 {
@@ -837,9 +839,6 @@ cudaError_t cudaDeviceReset()
     return cudaSuccess;
 }
 
-cudaError_t cudaDeviceSetCacheConfig(cudaFuncCache) { return cudaSuccess; }
-cudaError_t cudaDeviceSetSharedMemConfig(cudaSharedMemConfig) { return cudaSuccess; }
-
 cudaError_t cudaMemGetInfo(std::size_t* free_bytes, std::size_t* total_bytes)
 {
     cudaDeviceProp p;
@@ -854,36 +853,16 @@ cudaError_t cudaMemGetInfo(std::size_t* free_bytes, std::size_t* total_bytes)
 cudaError_t cudaMalloc(void** ptr, std::size_t bytes)
 {
     if (sticky() != cudaSuccess) return note(sticky());
-    return note(Device::get().allocate(ptr, bytes, MemoryKind::device));
-}
-cudaError_t cudaMallocManaged(void** ptr, std::size_t bytes, unsigned int)
-{
-    return note(Device::get().allocate(ptr, bytes, MemoryKind::managed));
+    return note(Device::get().allocate(ptr, bytes));
 }
 cudaError_t cudaMallocAsync(void** ptr, std::size_t bytes, cudaStream_t) { return cudaMalloc(ptr, bytes); }
-cudaError_t cudaMallocPitch(void** ptr, std::size_t* pitch, std::size_t width, std::size_t height)
-{
-    if (!pitch) return note(cudaErrorInvalidValue);
-    *pitch = (width + 511) / 512 * 512;
-    return cudaMalloc(ptr, *pitch * height);
-}
 cudaError_t cudaFree(void* ptr)
 {
     if (ptr) Device::get().drain();   // a kernel may still use it
-    const cudaError_t err = Device::get().release(ptr, true);
+    const cudaError_t err = Device::get().release(ptr);
     return note(err != cudaSuccess ? err : sticky());
 }
 cudaError_t cudaFreeAsync(void* ptr, cudaStream_t) { return cudaFree(ptr); }
-cudaError_t cudaMallocHost(void** ptr, std::size_t bytes)
-{
-    return note(Device::get().allocate(ptr, bytes, MemoryKind::host));
-}
-cudaError_t cudaHostAlloc(void** ptr, std::size_t bytes, unsigned int) { return cudaMallocHost(ptr, bytes); }
-cudaError_t cudaFreeHost(void* ptr)
-{
-    if (ptr) Device::get().drain();
-    return note(Device::get().release(ptr, false));
-}
 
 namespace {
 
@@ -968,17 +947,6 @@ cudaError_t cudaMemcpyAsync(void* dst, const void* src, std::size_t bytes, cudaM
 {
     return copy(dst, src, bytes, kind, true, stream);
 }
-cudaError_t cudaMemcpy2D(void* dst, std::size_t dpitch, const void* src, std::size_t spitch, std::size_t width,
-                         std::size_t height, cudaMemcpyKind kind)
-{
-    if (width > dpitch || width > spitch) return note(cudaErrorInvalidValue);
-    for (std::size_t row = 0; row < height; ++row) {
-        const cudaError_t err = copy(static_cast<char*>(dst) + row * dpitch, static_cast<const char*>(src) + row * spitch,
-                                     width, kind, false, nullptr);
-        if (err != cudaSuccess) return err;
-    }
-    return cudaSuccess;
-}
 cudaError_t cudaMemcpy2DAsync(void* dst, std::size_t dpitch, const void* src, std::size_t spitch, std::size_t width,
                               std::size_t height, cudaMemcpyKind kind, cudaStream_t stream)
 {
@@ -995,14 +963,6 @@ cudaError_t cudaMemsetAsync(void* ptr, int value, std::size_t bytes, cudaStream_
 {
     return fill(ptr, value, bytes, true, stream);
 }
-cudaError_t cudaMemset2D(void* ptr, std::size_t pitch, int value, std::size_t width, std::size_t height)
-{
-    for (std::size_t row = 0; row < height; ++row) {
-        const cudaError_t err = fill(static_cast<char*>(ptr) + row * pitch, value, width, false, nullptr);
-        if (err != cudaSuccess) return err;
-    }
-    return cudaSuccess;
-}
 cudaError_t cudaMemset2DAsync(void* ptr, std::size_t pitch, int value, std::size_t width, std::size_t height,
                               cudaStream_t stream)
 {
@@ -1013,41 +973,14 @@ cudaError_t cudaMemset2DAsync(void* ptr, std::size_t pitch, int value, std::size
     }
     return cudaSuccess;
 }
-cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* attributes, const void* ptr)
-{
-    if (!attributes) return note(cudaErrorInvalidValue);
-    std::uintptr_t start = 0;
-    const emu::detail::Allocation* a = Device::get().find(ptr, 1, &start);
-    attributes->device = 0;
-    attributes->devicePointer = nullptr;
-    attributes->hostPointer = nullptr;
-    if (!a) {
-        attributes->type = cudaMemoryTypeUnregistered;
-        attributes->hostPointer = const_cast<void*>(ptr);
-    } else if (a->kind == MemoryKind::host) {
-        attributes->type = cudaMemoryTypeHost;
-        attributes->hostPointer = const_cast<void*>(ptr);
-        attributes->devicePointer = const_cast<void*>(ptr);
-    } else {
-        attributes->type = a->kind == MemoryKind::managed ? cudaMemoryTypeManaged : cudaMemoryTypeDevice;
-        attributes->devicePointer = const_cast<void*>(ptr);
-    }
-    return cudaSuccess;
-}
-cudaError_t cudaMemPrefetchAsync(const void*, std::size_t, int, cudaStream_t) { return cudaSuccess; }
 
 // ---- streams and events ---------------------------------------------------------------------------
 
-cudaError_t cudaStreamCreate(cudaStream_t* stream) { return cudaStreamCreateWithFlags(stream, cudaStreamDefault); }
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int flags)
 {
     if (!stream) return note(cudaErrorInvalidValue);
     *stream = new CUstream_st{flags};
     return cudaSuccess;
-}
-cudaError_t cudaStreamCreateWithPriority(cudaStream_t* stream, unsigned int flags, int)
-{
-    return cudaStreamCreateWithFlags(stream, flags);
 }
 cudaError_t cudaStreamDestroy(cudaStream_t stream)
 {
@@ -1067,12 +1000,6 @@ cudaError_t cudaStreamQuery(cudaStream_t)
     if (sticky() != cudaSuccess) return note(sticky());
     return Device::get().idle() ? cudaSuccess : cudaErrorNotReady;
 }
-cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t, unsigned int) { return sticky(); }
-cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void* user_data)
-{
-    if (!fn) return note(cudaErrorInvalidValue);
-    return note(Device::get().enqueue(stream, [fn, user_data] { fn(user_data); }));
-}
 cudaError_t cudaStreamBeginCapture(cudaStream_t stream, cudaStreamCaptureMode)
 {
     return note(Device::get().begin_capture(stream));
@@ -1081,12 +1008,6 @@ cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t* graph)
 {
     if (!graph) return note(cudaErrorInvalidValue);
     return note(Device::get().end_capture(stream, graph));
-}
-cudaError_t cudaStreamIsCapturing(cudaStream_t stream, cudaStreamCaptureStatus* status)
-{
-    if (!status) return note(cudaErrorInvalidValue);
-    *status = Device::get().capture_status(stream);
-    return cudaSuccess;
 }
 cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t* nodes, std::size_t* count)
 {
@@ -1100,12 +1021,10 @@ cudaError_t cudaGraphDestroy(cudaGraph_t graph)
     delete graph;
     return cudaSuccess;
 }
-cudaError_t cudaEventCreate(cudaEvent_t* event) { return cudaEventCreateWithFlags(event, cudaEventDefault); }
-cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int flags)
+cudaError_t cudaEventCreate(cudaEvent_t* event)
 {
     if (!event) return note(cudaErrorInvalidValue);
     *event = new CUevent_st();
-    (*event)->flags = flags;
     return cudaSuccess;
 }
 cudaError_t cudaEventDestroy(cudaEvent_t event)
@@ -1126,22 +1045,9 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
         event->complete = true;
     }));
 }
-cudaError_t cudaEventSynchronize(cudaEvent_t event)
-{
-    if (!event) return note(cudaErrorInvalidResourceHandle);
-    Device::get().drain();
-    return note(sticky());
-}
-cudaError_t cudaEventQuery(cudaEvent_t event)
-{
-    if (!event) return note(cudaErrorInvalidResourceHandle);
-    if (sticky() != cudaSuccess) return note(sticky());
-    return !event->recorded || event->complete ? cudaSuccess : cudaErrorNotReady;
-}
 cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end)
 {
     if (!ms || !start || !end) return note(cudaErrorInvalidResourceHandle);
-    if ((start->flags | end->flags) & cudaEventDisableTiming) return note(cudaErrorInvalidResourceHandle);
     if (!start->recorded || !end->recorded) return note(cudaErrorInvalidResourceHandle);
     if (!start->complete || !end->complete) return cudaErrorNotReady;
     *ms = static_cast<float>(end->ms - start->ms);

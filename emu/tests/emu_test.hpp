@@ -5,6 +5,7 @@
 #include "engine.hpp"
 
 #include <cuda_runtime.h>
+#include "emu/grader_api.hpp"
 
 #include <string>
 #include <vector>

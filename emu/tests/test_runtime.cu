@@ -40,6 +40,13 @@ __global__ void indices(uint3* out)
     out[2 * (block * per_block + linear) + 1] = blockIdx;
 }
 
+__constant__ float kCoefficients[4];
+
+__global__ void scale_by_coefficients(float* data)
+{
+    data[threadIdx.x] *= kCoefficients[threadIdx.x];
+}
+
 int evaluations = 0;
 int count_evaluation(int n)
 {
@@ -74,6 +81,45 @@ TEST_CASE("errors are sticky until the device is reset, as on a GPU", "[emu][run
     CHECK(cudaGetLastError() == cudaErrorIllegalAddress);
     CHECK(cudaDeviceReset() == cudaSuccess);
     CHECK(cudaMemset(data.data, 0, 40) == cudaSuccess);
+}
+
+TEST_CASE("cudaPeekAtLastError reports a launch error without clearing it", "[emu][runtime]")
+{
+    fill_with<<<1, 1025>>>(nullptr, 0, 0.0f);
+    CHECK(cudaPeekAtLastError() == cudaErrorInvalidConfiguration);
+    CHECK(cudaPeekAtLastError() == cudaErrorInvalidConfiguration);
+    CHECK(cudaGetLastError() == cudaErrorInvalidConfiguration);
+    CHECK(cudaPeekAtLastError() == cudaSuccess);
+}
+
+TEST_CASE("__constant__ symbols are filled and read back, at once or in stream order", "[emu][runtime]")
+{
+    const float coefficients[4] = {1.0f, 2.0f, 3.0f, 4.0f};
+    REQUIRE(cudaMemcpyToSymbol(kCoefficients, coefficients, sizeof(coefficients)) == cudaSuccess);
+    DeviceArray<float> data(std::vector<float>(4, 0.5f));
+    scale_by_coefficients<<<1, 4>>>(data.data);
+    REQUIRE(emu_test::finish().ok());
+    CHECK(data.download() == std::vector<float>{0.5f, 1.0f, 1.5f, 2.0f});
+
+    cudaStream_t stream = nullptr;
+    REQUIRE(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) == cudaSuccess);
+    const float last = 8.0f;
+    REQUIRE(cudaMemcpyToSymbolAsync(kCoefficients, &last, sizeof(last), 3 * sizeof(float), cudaMemcpyHostToDevice,
+                                    stream) == cudaSuccess);
+    float back[4] = {};
+    REQUIRE(cudaMemcpyFromSymbolAsync(back, kCoefficients, sizeof(back), 0, cudaMemcpyDeviceToHost, stream) ==
+            cudaSuccess);
+    REQUIRE(cudaStreamSynchronize(stream) == cudaSuccess);
+    CHECK(back[3] == 8.0f);
+    float first = 0.0f;
+    REQUIRE(cudaMemcpyFromSymbol(&first, kCoefficients, sizeof(first)) == cudaSuccess);
+    CHECK(first == 1.0f);
+    void* address = nullptr;
+    REQUIRE(cudaGetSymbolAddress(&address, kCoefficients) == cudaSuccess);
+    CHECK(address == static_cast<void*>(kCoefficients));
+    CHECK(cudaMemcpyToSymbol(kCoefficients, coefficients, sizeof(coefficients), sizeof(float)) == cudaErrorInvalidValue);
+    cudaGetLastError();
+    cudaStreamDestroy(stream);
 }
 
 TEST_CASE("fresh device memory is not zero", "[emu][runtime]")
@@ -223,6 +269,11 @@ TEST_CASE("device properties describe the emulated GPU", "[emu][runtime]")
     int blocks = 0;
     REQUIRE(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, fill_with, 256, 0) == cudaSuccess);
     CHECK(blocks == 8);
+    int min_grid = 0, block_size = 0;
+    REQUIRE(cudaOccupancyMaxPotentialBlockSize(&min_grid, &block_size, fill_with) == cudaSuccess);
+    CHECK(block_size % 32 == 0);
+    CHECK(block_size <= 1024);
+    CHECK(min_grid >= prop.multiProcessorCount);
     cudaFuncAttributes attributes;
     REQUIRE(cudaFuncGetAttributes(&attributes, fill_with) == cudaSuccess);
     CHECK(attributes.maxThreadsPerBlock == 1024);

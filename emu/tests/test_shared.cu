@@ -2,6 +2,8 @@
 // that catch writes outside an array, and CUDA's size limits.
 #include "emu_test.hpp"
 
+#include <cuda_pipeline.h>
+
 #include <cmath>
 #include <cstring>
 
@@ -163,12 +165,11 @@ __global__ void staged_copy(const float* in, float* out, int n, bool wait)
 {
     __shared__ float tile[64];
     const int t = threadIdx.x;
-    const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(&tile[t]));
     const bool inside = t < n;
     const float* src = in + (inside ? t : 0);
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(src), "r"(inside ? 4 : 0));
-    asm volatile("cp.async.commit_group;\n" ::);
-    if (wait) asm volatile("cp.async.wait_group %0;\n" ::"n"(0));
+    __pipeline_memcpy_async(&tile[t], src, 4, inside ? 0 : 4);
+    __pipeline_commit();
+    if (wait) __pipeline_wait_prior(0);
     __syncthreads();
     out[t] = tile[63 - t];
 }
@@ -177,11 +178,34 @@ __global__ void staged_copy16(const float* in, float* out)
 {
     __shared__ alignas(16) float tile[64];
     const int t = threadIdx.x;   // 16 threads, one float4 each
-    const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(&tile[4 * t]));
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(in + 4 * t));
-    asm volatile("cp.async.wait_all;\n" ::);
+    __pipeline_memcpy_async(&tile[4 * t], in + 4 * t, 16);
+    __pipeline_commit();
+    __pipeline_wait_prior(0);
     __syncthreads();
     for (int k = 0; k < 4; ++k) out[4 * t + k] = tile[63 - 4 * t - k];
+}
+
+/// Two groups in flight: waiting for all but the newest one lands the first group only.
+__global__ void two_groups(const float* in, float* out)
+{
+    __shared__ float first[32], second[32];
+    const int t = threadIdx.x;
+    __pipeline_memcpy_async(&first[t], in + t, 4);
+    __pipeline_commit();
+    __pipeline_memcpy_async(&second[t], in + 32 + t, 4);
+    __pipeline_commit();
+    __pipeline_wait_prior(1);
+    out[t] = first[t];                                // this thread's own copy: landed
+    __pipeline_wait_prior(0);
+    out[32 + t] = second[t];
+}
+
+__global__ void copy_into_global(const float* in, float* out) { __pipeline_memcpy_async(out, in, 4); }
+
+__global__ void misaligned_copy(const float* in)
+{
+    __shared__ alignas(16) float tile[8];
+    __pipeline_memcpy_async(&tile[1], in, 16);
 }
 
 }  // namespace
@@ -200,6 +224,26 @@ TEST_CASE("cp.async copies land at the wait, zero-filled past the source size", 
     REQUIRE(emu_test::finish().ok());
     const auto h16 = dout.download();
     for (int t = 0; t < 64; ++t) CHECK(h16[t] == static_cast<float>(64 - t));
+}
+
+TEST_CASE("a cp.async group is waited for by count, and misuse is reported at its line", "[emu][shared]")
+{
+    std::vector<float> in(64);
+    for (int i = 0; i < 64; ++i) in[i] = static_cast<float>(i);
+    DeviceArray<float> din(in), dout(64);
+    two_groups<<<1, 32>>>(din.data, dout.data);
+    REQUIRE(emu_test::finish().ok());
+    CHECK(dout.download() == in);
+
+    copy_into_global<<<1, 1>>>(din.data, dout.data);
+    const auto global = emu_test::finish();
+    CHECK_FALSE(global.ok());
+    CHECK(contains(global.report, "not shared memory to __pipeline_memcpy_async"));
+
+    misaligned_copy<<<1, 1>>>(din.data);
+    const auto misaligned = emu_test::finish();
+    CHECK_FALSE(misaligned.ok());
+    CHECK(contains(misaligned.report, "16-byte aligned addresses"));
 }
 
 TEST_CASE("reading a cp.async destination before waiting for it can read the poison", "[emu][shared]")

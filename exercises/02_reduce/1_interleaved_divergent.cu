@@ -25,7 +25,7 @@ __global__ void reduce_interleaved_kernel(const float* __restrict__ in, float* _
 
 }  // namespace
 
-void sum_1_interleaved(const float* in, float* out, std::int64_t n, float* workspace, cudaStream_t stream)
+void sum_1_interleaved_divergent(const float* in, float* out, std::int64_t n, float* workspace, cudaStream_t stream)
 {
     // TODO: ch02::reduce_in_passes(in, out, n, workspace, kThreads, pass) with a lambda
     //       pass(const float* src, float* dst, std::int64_t count, unsigned blocks) that launches

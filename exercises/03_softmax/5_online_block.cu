@@ -18,11 +18,9 @@ template <int kPack>
 using Pack = wb::Pack<float, kPack>;   // kPack floats moved as one access (common/primitives.cuh)
 
 /// A partial softmax: the largest value seen, m, and s = sum of exp(x - m) over the values seen.
-/// The empty pair is {-inf, 0}.
-struct MaxSum {
-    float m;
-    float s;
-};
+/// The empty pair is {-inf, 0}. Two pairs merge with wb::MaxSumMerge (common/primitives.cuh):
+/// both sums rescaled to the larger maximum.
+using wb::MaxSum;
 
 /// Adds one value to a running pair, with a single exponential.
 __device__ __forceinline__ void online_add(MaxSum& a, float x)
@@ -31,44 +29,20 @@ __device__ __forceinline__ void online_add(MaxSum& a, float x)
     //       s += __expf(x - m), but not while m is still -INFINITY (exp(-inf + inf) is NaN).
 }
 
-/// Merges two pairs: both sums are rescaled to the larger maximum.
-__device__ __forceinline__ MaxSum online_merge(const MaxSum& a, const MaxSum& b)
-{
-    // TODO: m = fmaxf(a.m, b.m); s = a.s * __expf(a.m - m) + b.s * __expf(b.m - m);
-    //       return {-INFINITY, 0} when both are empty (m == -INFINITY).
-    return a;
-}
-
-/// Butterfly merge over the warp.
-__device__ __forceinline__ MaxSum warp_merge(MaxSum a)
-{
-    // TODO: for offset = 16, 8, 4, 2, 1: fetch the partner's m and s with __shfl_xor_sync and
-    //       merge. Merge (lower lane, upper lane) in that order in both partners, so that every
-    //       lane ends with exactly the same result.
-    return a;
-}
-
-/// Merge over the block: warps merge, warp results meet in shared memory, every warp merges them.
-__device__ __forceinline__ MaxSum block_merge(MaxSum a, MaxSum* scratch)
-{
-    // TODO: warp_merge, lane 0 writes scratch[warp], __syncthreads(), then every warp merges
-    //       scratch[lane] (the empty pair for lanes >= kWarps).
-    return a;
-}
-
 template <int kPack>
 __global__ void __launch_bounds__(kThreads)
     softmax_online_kernel(const float* __restrict__ x, float* __restrict__ y, std::int64_t cols)
 {
     // TODO: block blockIdx.x owns one row of cols / kPack packs. Pass 1: each thread strides
     //       through the packs (p = threadIdx.x; p += kThreads) adding every value to its pair;
-    //       block_merge (with a __shared__ MaxSum scratch[kWarps]). Pass 2: read the packs again
-    //       and write y = __expf(x - m) * (1 / s).
+    //       merge the pairs of the block with wb::block_allreduce<wb::MaxSumMerge, kThreads>(pair,
+    //       scratch), scratch a __shared__ MaxSum[kWarps] (derive the merge yourself before you
+    //       read wb::MaxSumMerge). Pass 2: read the packs again and write y = __expf(x - m) * (1 / s).
 }
 
 }  // namespace
 
-void softmax_5_online(const float* x, float* y, std::int64_t rows, std::int64_t cols, cudaStream_t stream)
+void softmax_5_online_block(const float* x, float* y, std::int64_t rows, std::int64_t cols, cudaStream_t stream)
 {
     // TODO: kPack = 4, 2 or 1 (the widest that divides cols); one block of kThreads per row.
     (void)x, (void)y, (void)rows, (void)cols, (void)stream;

@@ -6,6 +6,7 @@
 // launcher's name and parameters. `make hint CH=3 STAGE=6` when stuck.
 #include "03_softmax/stages.cuh"
 #include "common/primitives.cuh"
+#include "common/smem_row.hpp"
 
 namespace WORKBOOK_TRACK {
 
@@ -99,67 +100,34 @@ __global__ void __launch_bounds__(kBlock)
     //       memory, wb::block_reduce_sum<kBlock>; then write every output from shared memory.
 }
 
-/// Blocks of this kernel that fit on one SM with @p smem bytes of dynamic shared memory each.
-template <typename T, Op op, int kPack, int kBlock>
-int smem_blocks_per_sm(std::size_t smem)
-{
-    // TODO: cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem), then
-    //       cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, kBlock, smem), both checked.
-    (void)smem;
-    return 0;
-}
-
-/// The block size of the shared-memory path; 0 when not even one block fits.
-template <typename T, Op op, int kPack>
-int choose_smem_block(std::int64_t cols, std::size_t smem)
-{
-    // TODO: the largest power of two from 128 to 1024 that leaves each thread about four packs;
-    //       then, while fewer than 3 blocks fit on an SM, halve it if the half size fits more.
-    (void)cols, (void)smem;
-    return 0;
-}
-
-/// Launches the shared-memory path when the row fits; false otherwise.
+/// Launches the shared-memory path when the row fits; false otherwise. wb::smem_row_threads
+/// (common/smem_row.hpp) picks the block size with occupancy queries and remembers its answer.
 template <typename T, Op op, int kPack>
 bool try_launch_smem(const T* x, T* y, std::int64_t rows, std::int64_t cols, cudaStream_t stream)
 {
-    // TODO: smem = cols * sizeof(T); false if it exceeds cudaDevAttrMaxSharedMemoryPerBlockOptin
-    //       (minus the static scratch) or choose_smem_block gives 0. Remember the choice for the last
-    //       cols seen (the queries cost CPU time inside the timed launch). Launch rows blocks with
-    //       smem bytes of dynamic shared memory (a switch over the four block sizes).
+    // TODO: smem = cols * sizeof(T) (the row, as loaded); threads = wb::smem_row_threads(
+    //       softmax_smem_kernel<T, op, kPack, 128>, ... 256, 512, 1024>, cols / kPack, smem). Read
+    //       how it chooses (common/smem_row.hpp). 0: return false. Otherwise launch rows blocks of
+    //       that many threads with smem bytes of dynamic shared memory (a switch over the four sizes).
     (void)x, (void)y, (void)rows, (void)cols, (void)stream;
     return false;
 }
 
 // ---- path 3: rows too long for shared memory: online softmax (stage 5), two reads ----------------
 
-struct MaxSum {
-    float m;   // largest value seen
-    float s;   // sum of exp(x - m) over the values seen; the empty pair is {-inf, 0}
-};
+using wb::MaxSum;   // {m, s}: the largest value seen and the sum of exp(x - m); merged by wb::MaxSumMerge
 
 __device__ __forceinline__ void online_add(MaxSum& a, float x)
 {
     // TODO: stage 5's update.
 }
 
-__device__ __forceinline__ MaxSum online_merge(const MaxSum& a, const MaxSum& b)
-{
-    // TODO: stage 5's merge.
-    return a;
-}
-
-__device__ __forceinline__ MaxSum warp_merge(MaxSum a)
-{
-    // TODO: stage 5's butterfly merge.
-    return a;
-}
-
 template <typename T, Op op, int kPack>
 __global__ void __launch_bounds__(kUncachedThreads)
     softmax_uncached_kernel(const T* __restrict__ x, T* __restrict__ y, std::int64_t cols)
 {
-    // TODO: stage 5's kernel on T: pass 1 builds the (max, sum) pair, pass 2 reads x again and
+    // TODO: stage 5's kernel on T: pass 1 builds the (max, sum) pair and merges the block's pairs
+    //       (wb::block_allreduce<wb::MaxSumMerge, kUncachedThreads>), pass 2 reads x again and
     //       writes finish<op>(to_float(v), max, row_scale<op>(sum)).
 }
 

@@ -21,8 +21,8 @@ __global__ void __launch_bounds__(kThreads)
                                   float* __restrict__ rstd, std::int64_t rows, std::int64_t cols, float eps)
 {
     // TODO: stage 2's mapping. Each lane: ch04::Welford state; ch04::welford_update(state, x) for
-    //       its columns (c = lane; c += 32). Then state = ch04::warp_welford_reduce(state): every
-    //       lane has the row's mean and m2. rstd = rsqrtf(m2 / count + eps); lane 0 writes
+    //       its columns (c = lane; c += 32). Then state = wb::warp_allreduce<wb::WelfordMerge>(state):
+    //       every lane has the row's mean and m2. rstd = rsqrtf(m2 / count + eps); lane 0 writes
     //       mean[row], rstd[row]; a second loop writes y. (Read welford.cuh: try to derive the
     //       merge formula yourself before you look at it.)
 }

@@ -7,6 +7,7 @@
 #include "04_layernorm/stages.cuh"
 #include "04_layernorm/welford.cuh"
 #include "common/primitives.cuh"
+#include "common/smem_row.hpp"
 
 namespace WORKBOOK_TRACK {
 
@@ -99,32 +100,14 @@ __global__ void __launch_bounds__(kBlock)
     //       wb::block_reduce_sum<kBlock>.
 }
 
-/// Blocks of this kernel that fit on one SM with @p smem bytes of dynamic shared memory each.
-template <typename T, int kPack, int kBlock>
-int smem_blocks_per_sm(std::size_t smem)
-{
-    // TODO: cudaFuncSetAttribute (MaxDynamicSharedMemorySize), then
-    //       cudaOccupancyMaxActiveBlocksPerMultiprocessor, both checked.
-    (void)smem;
-    return 0;
-}
-
-/// The block size of the shared-memory path; 0 when not even one block fits.
-template <typename T, int kPack>
-int choose_smem_block(std::int64_t cols, std::size_t smem)
-{
-    // TODO: about four packs per thread (128 to 1024 threads), halved while fewer than 3 blocks fit
-    //       on an SM and the half size fits more.
-    (void)cols, (void)smem;
-    return 0;
-}
-
-/// Launches the shared-memory path when the row fits; false otherwise.
+/// Launches the shared-memory path when the row fits; false otherwise. wb::smem_row_threads
+/// (common/smem_row.hpp) picks the block size with occupancy queries and remembers its answer.
 template <typename T, int kPack>
 bool try_launch_smem(const Args<T>& a, cudaStream_t stream)
 {
-    // TODO: as in chapter 3 stage 6: false when cols * sizeof(T) exceeds the opt-in limit or no
-    //       block fits; remember the choice for the last cols seen; launch rows blocks.
+    // TODO: as in chapter 3 stage 6: smem = cols * sizeof(T); threads = wb::smem_row_threads(the
+    //       kernel for 128, 256, 512 and 1024 threads, cols / kPack, smem); false when it is 0, else
+    //       launch rows blocks of that many threads (a switch over the four sizes).
     (void)a, (void)stream;
     return false;
 }
@@ -138,7 +121,7 @@ __global__ void __launch_bounds__(kUncachedThreads)
                               std::int64_t cols, float eps)
 {
     // TODO: one block per row. ch04::welford_update over the thread's packs, then
-    //       ch04::block_welford_reduce<kUncachedThreads>(state, scratch) with a
+    //       wb::block_allreduce<wb::WelfordMerge, kUncachedThreads>(state, scratch) with a
     //       __shared__ ch04::Welford scratch[kUncachedThreads / 32]. Thread 0 writes mean and
     //       rstd; then read x again and write y.
 }

@@ -28,7 +28,7 @@ __global__ void __launch_bounds__(kTile * kTile)
 
 }  // namespace
 
-void sgemm_3_shared_tiles(int M, int N, int K, float alpha, const float* A, const float* B, float beta,
+void sgemm_3_shared_memory_tiling(int M, int N, int K, float alpha, const float* A, const float* B, float beta,
                           float* C, cudaStream_t stream)
 {
     // TODO: blocks of kTile x kTile threads, a grid of ceil(N / kTile) x ceil(M / kTile), launch on

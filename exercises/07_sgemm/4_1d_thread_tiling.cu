@@ -34,7 +34,7 @@ __global__ void __launch_bounds__(kThreads)
 
 }  // namespace
 
-void sgemm_4_1d_thread_tile(int M, int N, int K, float alpha, const float* A, const float* B, float beta,
+void sgemm_4_1d_thread_tiling(int M, int N, int K, float alpha, const float* A, const float* B, float beta,
                             float* C, cudaStream_t stream)
 {
     // TODO: kThreads threads per block, a grid of ceil(N / kBN) x ceil(M / kBM), launch on

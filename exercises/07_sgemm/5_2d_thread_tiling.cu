@@ -37,7 +37,7 @@ __global__ void __launch_bounds__(kThreads)
 
 }  // namespace
 
-void sgemm_5_2d_thread_tile(int M, int N, int K, float alpha, const float* A, const float* B, float beta,
+void sgemm_5_2d_thread_tiling(int M, int N, int K, float alpha, const float* A, const float* B, float beta,
                             float* C, cudaStream_t stream)
 {
     // TODO: kThreads threads per block, a grid of ceil(N / kBN) x ceil(M / kBM), launch on

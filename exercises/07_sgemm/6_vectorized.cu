@@ -43,7 +43,8 @@ __global__ void __launch_bounds__(kThreads)
     //       its 4 values down a column of As (As[k + i][row]), and one float4 of B (row t / 32,
     //       columns (t % 32) * 4 .. + 3) stored as a float4 into Bs. __syncthreads().
     // TODO: for k in 0..kBK-1: a_frag = two float4 from As[k][row0 ..], b_frag = two float4 from
-    //       Bs[k][col0 ..], 64 FMAs; __syncthreads().
+    //       Bs[k][col0 ..], 64 FMAs; __syncthreads(). Declare the fragments alignas(16) float
+    //       a_frag[8]: a float4 store needs a 16-byte aligned address, a plain float array has 4.
     // TODO: epilogue: for each row < M of the thread and each group of 4 columns,
     //       ch07::store_c4<kVec>(c_row, col, N, alpha * those 4 accumulators as a float4, beta).
     //       Read it in chapters/07_sgemm/epilogue.cuh: float4 stores where rows are aligned, C not

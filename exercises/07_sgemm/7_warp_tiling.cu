@@ -44,6 +44,7 @@ __global__ void __launch_bounds__(kThreads)
     //       lane_n = (lane % kLanesN) * 4 inside it.
     // TODO: per k: a_frag[s * 4 .. + 3] = float4 at As[k][warp_m + s * 32 + lane_m] (s = 0, 1) and
     //       b_frag[q * 4 .. + 3] = float4 at Bs[k][warp_n + q * 16 + lane_n] (q = 0, 1); 64 FMAs.
+    //       The fragments are alignas(16) float arrays (float4 stores into them).
     //       (A float4 shared load is served per quarter-warp, 8 lanes x 16 bytes: the 8 lanes of a
     //       phase read 2 consecutive float4 of As and 4 of Bs, so no bank is hit at two addresses.)
     // TODO: output (i, j) of the lane is row warp_m + (i / 4) * 32 + lane_m + i % 4, column

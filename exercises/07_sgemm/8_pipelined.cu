@@ -8,6 +8,8 @@
 #include "07_sgemm/stages.cuh"
 #include "common/primitives.cuh"
 
+#include <cuda_pipeline.h>
+
 #include <algorithm>
 #include <type_traits>
 
@@ -43,35 +45,36 @@ struct TileConfig {
     static_assert(STAGES >= 2, "a pipeline needs two buffers at least");
 };
 
-// ---- cp.async (sm_80+), with a synchronous stand-in so that the file compiles for older GPUs ----
+// ---- cp.async, through the CUDA pipeline primitives of <cuda_pipeline.h> ----
+// Each of these is one PTX instruction on compute capability 8.0 and newer (a plain copy before):
+//   __pipeline_memcpy_async(dst_shared, src_global, bytes, zfill = 0)   cp.async (LDGSTS): bytes = 4, 8
+//       or 16, both pointers aligned to it; the last zfill bytes of dst are zeroed instead of read
+//   __pipeline_commit()          cp.async.commit_group: closes this thread's group of copies
+//   __pipeline_wait_prior(n)     cp.async.wait_group n: at most n of its groups still in flight
 
 template <bool kZeroFill>
 __device__ __forceinline__ void copy4(float* smem, const float* gmem, bool inside)
 {
-    // TODO: #if __CUDA_ARCH__ >= 800: dst = static_cast<unsigned>(__cvta_generic_to_shared(smem)), then
-    //       asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" :: "r"(dst), "l"(gmem),
-    //       "r"(inside ? 4 : 0)) when kZeroFill (source size 0: nothing is read, 4 zero bytes are
-    //       written), or the same without the last operand ("..., 4;\n") otherwise.
-    //       #else: a plain copy, *smem = (!kZeroFill || inside) ? *gmem : 0.
+    // TODO: one 4-byte __pipeline_memcpy_async; when kZeroFill and !inside, zero-fill all 4 bytes
+    //       (nothing is read from gmem then).
 }
 
 template <bool kZeroFill>
 __device__ __forceinline__ void copy16(float* smem, const float* gmem, bool inside)
 {
-    // TODO: as copy4 with 16 bytes: "cp.async.cg.shared.global [%0], [%1], 16, %2;\n" (cg: L2 only,
-    //       16-byte copies only). #else: a float4 copy.
+    // TODO: as copy4 with 16 bytes (16-byte copies bypass L1: cp.async.cg).
 }
 
 __device__ __forceinline__ void copy_commit()
 {
-    // TODO: #if __CUDA_ARCH__ >= 800: asm volatile("cp.async.commit_group;\n" ::);
+    // TODO: __pipeline_commit().
 }
 
 /// Waits until at most @p kPending of this thread's committed copy groups are still in flight.
 template <int kPending>
 __device__ __forceinline__ void copy_wait()
 {
-    // TODO: #if __CUDA_ARCH__ >= 800: asm volatile("cp.async.wait_group %0;\n" :: "n"(kPending));
+    // TODO: __pipeline_wait_prior(kPending).
 }
 
 // ---- the kernel -------------------------------------------------------------------------------
@@ -94,8 +97,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
     //       the last valid chunk; 4-byte copies otherwise.
     // TODO: a full K tile (k0 + BK <= K) uses copy<false> (no tests); the last partial one uses
     //       copy<true> with inside = (k < K), so k >= K is zero-filled.
-    // TODO: compute(stage): for k in 0..BK-1, float4 fragments of A and B from the stage's buffers,
-    //       TM x TN FMAs; load the fragments of k + 1 (a second set of registers) before the FMAs
+    // TODO: compute(stage): for k in 0..BK-1, float4 fragments of A and B from the stage's buffers
+    //       (alignas(16) float arrays), TM x TN FMAs; load the fragments of k + 1 (a second set of registers) before the FMAs
     //       of k.
     // TODO: kAsync: prologue issues tiles 0 .. STAGES - 2, one commit each (empty groups too). Then
     //       per tile: copy_wait<STAGES - 2>(); __syncthreads(); issue tile + STAGES - 1 into the
@@ -109,15 +112,15 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
 /// True when this GPU has cp.async (compute capability 8.0 or newer).
 bool device_has_cp_async()
 {
-    // TODO: cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) >= 8, computed
-    //       once (a static local).
+    // TODO: wb::device_attribute(cudaDevAttrComputeCapabilityMajor) >= 8, asked once: a function-local
+    //       static (the idiom of common/primitives.cuh).
     return false;
 }
 
 /// The number of SMs of this GPU.
 int device_sm_count()
 {
-    // TODO: cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), computed once.
+    // TODO: wb::device_attribute(cudaDevAttrMultiProcessorCount), asked once (a function-local static).
     return 1;
 }
 

@@ -26,7 +26,7 @@ const char* kRace =
 const char* kOutOfBounds =
     "========= COMPUTE-SANITIZER\n"
     "========= Invalid __global__ read of size 4 bytes\n"
-    "=========     at add_naive_kernel(const float *, const float *, float *, long)+0x170 in /tmp/w/1_naive_add.cu:18\n"
+    "=========     at add_naive_kernel(const float *, const float *, float *, long)+0x170 in /tmp/w/1_naive.cu:18\n"
     "=========     by thread (31,0,0) in block (3,0,0)\n"
     "=========     Address 0x7f0000001000 is out of bounds\n"
     "========= \n"
@@ -59,7 +59,7 @@ TEST_CASE("sanitizer: an access past the end gives its kernel, thread and addres
     REQUIRE(message.has_value());
     CHECK(contains(*message, "memcheck found 5 errors"));
     CHECK(contains(*message, "Invalid __global__ read of size 4 bytes"));
-    CHECK(contains(*message, "1_naive_add.cu:18"));
+    CHECK(contains(*message, "1_naive.cu:18"));
     CHECK(contains(*message, "by thread (31,0,0) in block (3,0,0)"));
     CHECK(contains(*message, "outside an array, usually at a boundary"));
 }

@@ -20,11 +20,9 @@ template <int kPack>
 using Pack = wb::Pack<float, kPack>;   // kPack floats moved as one access (common/primitives.cuh)
 
 /// A partial softmax: the largest value seen, m, and s = sum of exp(x - m) over the values seen.
-/// The empty pair is {-inf, 0}.
-struct MaxSum {
-    float m;
-    float s;
-};
+/// The empty pair is {-inf, 0}. Two pairs merge with wb::MaxSumMerge (common/primitives.cuh):
+/// both sums rescaled to the larger maximum.
+using wb::MaxSum;
 
 /// Adds one value to a running pair, with a single exponential.
 __device__ __forceinline__ void online_add(MaxSum& a, float x)
@@ -35,40 +33,6 @@ __device__ __forceinline__ void online_add(MaxSum& a, float x)
     } else if (a.m != -INFINITY) {              // x = a.m = -inf would give exp(-inf + inf) = NaN
         a.s += __expf(x - a.m);
     }
-}
-
-/// Merges two pairs: both sums are rescaled to the larger maximum.
-__device__ __forceinline__ MaxSum online_merge(const MaxSum& a, const MaxSum& b)
-{
-    const float m = fmaxf(a.m, b.m);
-    if (m == -INFINITY) return {m, 0.0f};       // both empty (threads that saw only -inf)
-    return {m, a.s * __expf(a.m - m) + b.s * __expf(b.m - m)};
-}
-
-/// Butterfly merge over the warp. Both partners of a step merge (lower lane, upper lane) in the
-/// same order, so every lane ends with bit-identical results.
-__device__ __forceinline__ MaxSum warp_merge(MaxSum a)
-{
-    const int lane = threadIdx.x % wb::kWarpSize;
-#pragma unroll
-    for (int offset = wb::kWarpSize / 2; offset > 0; offset /= 2) {
-        const MaxSum other{__shfl_xor_sync(wb::kFullWarpMask, a.m, offset),
-                           __shfl_xor_sync(wb::kFullWarpMask, a.s, offset)};
-        a = (lane & offset) ? online_merge(other, a) : online_merge(a, other);
-    }
-    return a;
-}
-
-/// Merge over the block: warps merge, warp results meet in shared memory, every warp merges them.
-__device__ __forceinline__ MaxSum block_merge(MaxSum a, MaxSum* scratch)
-{
-    const int lane = threadIdx.x % wb::kWarpSize;
-    const int warp = threadIdx.x / wb::kWarpSize;
-    a = warp_merge(a);
-    if (lane == 0) scratch[warp] = a;
-    __syncthreads();
-    a = lane < kWarps ? scratch[lane] : MaxSum{-INFINITY, 0.0f};
-    return warp_merge(a);
 }
 
 template <int kPack>
@@ -89,7 +53,8 @@ __global__ void __launch_bounds__(kThreads)
 #pragma unroll
         for (int i = 0; i < kPack; ++i) online_add(a, v.v[i]);
     }
-    a = block_merge(a, scratch);
+    // Every thread gets the row's pair; scratch is not used again, so one barrier suffices.
+    a = wb::block_allreduce<wb::MaxSumMerge, kThreads, wb::Scratch::last_use>(a, scratch);
 
     // Pass 2: the output.
     const float inv = 1.0f / a.s;
@@ -112,7 +77,7 @@ void launch(const float* x, float* y, std::int64_t rows, std::int64_t cols, cuda
 
 }  // namespace
 
-void softmax_5_online(const float* x, float* y, std::int64_t rows, std::int64_t cols, cudaStream_t stream)
+void softmax_5_online_block(const float* x, float* y, std::int64_t rows, std::int64_t cols, cudaStream_t stream)
 {
     if (cols % 4 == 0) return launch<4>(x, y, rows, cols, stream);
     if (cols % 2 == 0) return launch<2>(x, y, rows, cols, stream);

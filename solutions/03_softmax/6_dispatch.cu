@@ -12,6 +12,7 @@
 // and log-softmax differs only in its last line.
 #include "03_softmax/stages.cuh"
 #include "common/primitives.cuh"
+#include "common/smem_row.hpp"
 
 namespace WORKBOOK_TRACK {
 
@@ -206,73 +207,18 @@ __global__ void __launch_bounds__(kBlock)
     }
 }
 
-/// Blocks of this kernel that fit on one SM with @p smem bytes of dynamic shared memory each.
-template <typename T, Op op, int kPack, int kBlock>
-int smem_blocks_per_sm(std::size_t smem)
-{
-    const auto kernel = softmax_smem_kernel<T, op, kPack, kBlock>;
-    WB_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
-    int blocks = 0;
-    WB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, kBlock, smem));
-    return blocks;
-}
-
-/// Blocks of @p block threads that fit on one SM (@p block: 128, 256, 512 or 1024).
-template <typename T, Op op, int kPack>
-int smem_blocks_per_sm(int block, std::size_t smem)
-{
-    switch (block) {
-        case 128: return smem_blocks_per_sm<T, op, kPack, 128>(smem);
-        case 256: return smem_blocks_per_sm<T, op, kPack, 256>(smem);
-        case 512: return smem_blocks_per_sm<T, op, kPack, 512>(smem);
-        default: return smem_blocks_per_sm<T, op, kPack, 1024>(smem);
-    }
-}
-
-/// The block size of the shared-memory path, from measurements (README.md, stage 6): about four
-/// packs per thread (enough independent loads per thread, few threads to wait at each barrier),
-/// between 128 and 1024 threads; then halved while that lets more rows share an SM, up to three,
-/// so that one row's barriers overlap another row's loads. 0 when not even one block fits.
-template <typename T, Op op, int kPack>
-int choose_smem_block(std::int64_t cols, std::size_t smem)
-{
-    const std::int64_t packs = cols / kPack;
-    int block = 128;
-    while (block < 1024 && block * 2 * 4 <= packs) block *= 2;
-    int blocks = smem_blocks_per_sm<T, op, kPack>(block, smem);
-    while (block > 128 && blocks < 3) {
-        const int with_half = smem_blocks_per_sm<T, op, kPack>(block / 2, smem);
-        if (with_half <= blocks) break;
-        block /= 2;
-        blocks = with_half;
-    }
-    return blocks > 0 ? block : 0;
-}
-
-/// Launches the shared-memory path when the row fits; false otherwise. The occupancy queries cost
-/// microseconds of CPU time, so their answer is remembered for the last row length seen.
+/// Launches the shared-memory path when the row fits; false otherwise. wb::smem_row_threads
+/// (common/smem_row.hpp) picks the block size with occupancy queries and remembers its answer.
 template <typename T, Op op, int kPack>
 bool try_launch_smem(const T* x, T* y, std::int64_t rows, std::int64_t cols, cudaStream_t stream)
 {
-    struct Choice {
-        int device = -1;
-        std::int64_t cols = -1;
-        int block = 0;
-    };
-    static thread_local Choice last;
-    int device = 0;
-    WB_CUDA_CHECK(cudaGetDevice(&device));
-    const std::size_t smem = static_cast<std::size_t>(cols) * sizeof(T);
-    if (last.device != device || last.cols != cols) {
-        int optin = 0;
-        WB_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-        const std::size_t static_smem = 1024 / wb::kWarpSize * sizeof(float);   // scratch of the largest block
-        const int block = smem + static_smem <= static_cast<std::size_t>(optin) ? choose_smem_block<T, op, kPack>(cols, smem) : 0;
-        last = {device, cols, block};
-    }
+    const std::size_t smem = static_cast<std::size_t>(cols) * sizeof(T);   // the row, as loaded
+    const int threads = wb::smem_row_threads(
+        softmax_smem_kernel<T, op, kPack, 128>, softmax_smem_kernel<T, op, kPack, 256>,
+        softmax_smem_kernel<T, op, kPack, 512>, softmax_smem_kernel<T, op, kPack, 1024>, cols / kPack, smem);
     const auto blocks = static_cast<unsigned>(rows);
     const int c = static_cast<int>(cols);
-    switch (last.block) {
+    switch (threads) {
         case 1024: softmax_smem_kernel<T, op, kPack, 1024><<<blocks, 1024, smem, stream>>>(x, y, c); break;
         case 512: softmax_smem_kernel<T, op, kPack, 512><<<blocks, 512, smem, stream>>>(x, y, c); break;
         case 256: softmax_smem_kernel<T, op, kPack, 256><<<blocks, 256, smem, stream>>>(x, y, c); break;
@@ -285,10 +231,7 @@ bool try_launch_smem(const T* x, T* y, std::int64_t rows, std::int64_t cols, cud
 
 // ---- path 3: rows too long for shared memory: online softmax (stage 5), two reads ----------------
 
-struct MaxSum {
-    float m;   // largest value seen
-    float s;   // sum of exp(x - m) over the values seen; the empty pair is {-inf, 0}
-};
+using wb::MaxSum;   // {m, s}: the largest value seen and the sum of exp(x - m); merged by wb::MaxSumMerge
 
 __device__ __forceinline__ void online_add(MaxSum& a, float x)
 {
@@ -298,25 +241,6 @@ __device__ __forceinline__ void online_add(MaxSum& a, float x)
     } else if (a.m != -INFINITY) {
         a.s += __expf(x - a.m);
     }
-}
-
-__device__ __forceinline__ MaxSum online_merge(const MaxSum& a, const MaxSum& b)
-{
-    const float m = fmaxf(a.m, b.m);
-    if (m == -INFINITY) return {m, 0.0f};
-    return {m, a.s * __expf(a.m - m) + b.s * __expf(b.m - m)};
-}
-
-__device__ __forceinline__ MaxSum warp_merge(MaxSum a)
-{
-    const int lane = threadIdx.x % wb::kWarpSize;
-#pragma unroll
-    for (int offset = wb::kWarpSize / 2; offset > 0; offset /= 2) {
-        const MaxSum other{__shfl_xor_sync(wb::kFullWarpMask, a.m, offset),
-                           __shfl_xor_sync(wb::kFullWarpMask, a.s, offset)};
-        a = (lane & offset) ? online_merge(other, a) : online_merge(a, other);   // same order in both lanes
-    }
-    return a;
 }
 
 template <typename T, Op op, int kPack>
@@ -337,11 +261,7 @@ __global__ void __launch_bounds__(kUncachedThreads)
 #pragma unroll
         for (int i = 0; i < kPack; ++i) online_add(a, to_float(pack.v[i]));
     }
-    const int lane = threadIdx.x % wb::kWarpSize;
-    a = warp_merge(a);
-    if (lane == 0) scratch[threadIdx.x / wb::kWarpSize] = a;
-    __syncthreads();
-    a = warp_merge(lane < kWarps ? scratch[lane] : MaxSum{-INFINITY, 0.0f});
+    a = wb::block_allreduce<wb::MaxSumMerge, kUncachedThreads, wb::Scratch::last_use>(a, scratch);
     const float scale = row_scale<op>(a.s);
 
 #pragma unroll 4

@@ -3,7 +3,7 @@
 // Why it is right where stage 2 was not: Welford's update never forms sum(x^2); it tracks the mean
 // and the sum of squared deviations from the current mean, small numbers when the spread is small,
 // so nothing cancels. Partial states merge exactly (welford.cuh), so the lanes of a warp can each
-// run their own and combine them with shuffles. It is still one pass for the statistics and one
+// run their own and combine them with shuffles (wb::warp_allreduce). It is still one pass for the statistics and one
 // for the output, like stage 2, and therefore just as much faster than stage 1; the price is a
 // division per element, which a memory-bound kernel can afford.
 #include "04_layernorm/stages.cuh"
@@ -30,7 +30,7 @@ __global__ void __launch_bounds__(kThreads)
 
     ch04::Welford state;
     for (std::int64_t c = lane; c < cols; c += wb::kWarpSize) ch04::welford_update(state, xr[c]);
-    state = ch04::warp_welford_reduce(state);   // every lane gets the row's (count, mean, m2)
+    state = wb::warp_allreduce<wb::WelfordMerge>(state);   // every lane gets the row's (count, mean, m2)
 
     const float mu = state.mean;
     const float r = rsqrtf(state.m2 / state.count + eps);

@@ -11,6 +11,7 @@
 #include "04_layernorm/stages.cuh"
 #include "04_layernorm/welford.cuh"
 #include "common/primitives.cuh"
+#include "common/smem_row.hpp"
 
 namespace WORKBOOK_TRACK {
 
@@ -220,73 +221,18 @@ __global__ void __launch_bounds__(kBlock)
     }
 }
 
-/// Blocks of this kernel that fit on one SM with @p smem bytes of dynamic shared memory each.
-template <typename T, int kPack, int kBlock>
-int smem_blocks_per_sm(std::size_t smem)
-{
-    const auto kernel = layernorm_smem_kernel<T, kPack, kBlock>;
-    WB_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
-    int blocks = 0;
-    WB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, kBlock, smem));
-    return blocks;
-}
-
-/// Blocks of @p block threads that fit on one SM (@p block: 128, 256, 512 or 1024).
-template <typename T, int kPack>
-int smem_blocks_per_sm(int block, std::size_t smem)
-{
-    switch (block) {
-        case 128: return smem_blocks_per_sm<T, kPack, 128>(smem);
-        case 256: return smem_blocks_per_sm<T, kPack, 256>(smem);
-        case 512: return smem_blocks_per_sm<T, kPack, 512>(smem);
-        default: return smem_blocks_per_sm<T, kPack, 1024>(smem);
-    }
-}
-
-/// The block size of the shared-memory path, from measurements (README.md, stage 6): about four
-/// packs per thread (enough independent loads per thread, few threads to wait at each barrier),
-/// between 128 and 1024 threads; then halved while that lets more rows share an SM, up to three,
-/// so that one row's barriers overlap another row's loads. 0 when not even one block fits.
-template <typename T, int kPack>
-int choose_smem_block(std::int64_t cols, std::size_t smem)
-{
-    const std::int64_t packs = cols / kPack;
-    int block = 128;
-    while (block < 1024 && block * 2 * 4 <= packs) block *= 2;
-    int blocks = smem_blocks_per_sm<T, kPack>(block, smem);
-    while (block > 128 && blocks < 3) {
-        const int with_half = smem_blocks_per_sm<T, kPack>(block / 2, smem);
-        if (with_half <= blocks) break;
-        block /= 2;
-        blocks = with_half;
-    }
-    return blocks > 0 ? block : 0;
-}
-
-/// Launches the shared-memory path when the row fits; false otherwise. The occupancy queries cost
-/// microseconds of CPU time, so their answer is remembered for the last row length seen.
+/// Launches the shared-memory path when the row fits; false otherwise. wb::smem_row_threads
+/// (common/smem_row.hpp) picks the block size with occupancy queries and remembers its answer.
 template <typename T, int kPack>
 bool try_launch_smem(const Args<T>& a, cudaStream_t stream)
 {
-    struct Choice {
-        int device = -1;
-        std::int64_t cols = -1;
-        int block = 0;
-    };
-    static thread_local Choice last;
-    int device = 0;
-    WB_CUDA_CHECK(cudaGetDevice(&device));
-    const std::size_t smem = static_cast<std::size_t>(a.cols) * sizeof(T);
-    if (last.device != device || last.cols != a.cols) {
-        int optin = 0;
-        WB_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-        const std::size_t static_smem = 1024 / wb::kWarpSize * sizeof(float);   // scratch of the largest block
-        const int block = smem + static_smem <= static_cast<std::size_t>(optin) ? choose_smem_block<T, kPack>(a.cols, smem) : 0;
-        last = {device, a.cols, block};
-    }
+    const std::size_t smem = static_cast<std::size_t>(a.cols) * sizeof(T);   // the row, as loaded
+    const int threads = wb::smem_row_threads(
+        layernorm_smem_kernel<T, kPack, 128>, layernorm_smem_kernel<T, kPack, 256>,
+        layernorm_smem_kernel<T, kPack, 512>, layernorm_smem_kernel<T, kPack, 1024>, a.cols / kPack, smem);
     const auto blocks = static_cast<unsigned>(a.rows);
     const int c = static_cast<int>(a.cols);
-    switch (last.block) {
+    switch (threads) {
         case 1024:
             layernorm_smem_kernel<T, kPack, 1024>
                 <<<blocks, 1024, smem, stream>>>(a.x, a.gamma, a.beta, a.y, a.mean, a.rstd, c, a.eps);
@@ -332,7 +278,7 @@ __global__ void __launch_bounds__(kUncachedThreads)
 #pragma unroll
         for (int i = 0; i < kPack; ++i) ch04::welford_update(state, to_float(pack.v[i]));
     }
-    state = ch04::block_welford_reduce<kUncachedThreads>(state, scratch);
+    state = wb::block_allreduce<wb::WelfordMerge, kUncachedThreads>(state, scratch);
     const float mu = state.mean;
     const float r = rsqrtf(state.m2 / state.count + eps);
     if (threadIdx.x == 0) {

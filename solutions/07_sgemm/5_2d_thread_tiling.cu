@@ -79,7 +79,7 @@ __global__ void __launch_bounds__(kThreads)
 
 }  // namespace
 
-void sgemm_5_2d_thread_tile(int M, int N, int K, float alpha, const float* A, const float* B, float beta,
+void sgemm_5_2d_thread_tiling(int M, int N, int K, float alpha, const float* A, const float* B, float beta,
                             float* C, cudaStream_t stream)
 {
     const dim3 grid(wb::ceil_div(N, kBN), wb::ceil_div(M, kBM));

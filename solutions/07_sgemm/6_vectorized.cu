@@ -70,7 +70,8 @@ __global__ void __launch_bounds__(kThreads)
         __syncthreads();
 #pragma unroll
         for (int k = 0; k < kBK; ++k) {
-            float a_frag[kTM], b_frag[kTN];
+            alignas(16) float a_frag[kTM];   // float4 stores below: 16-byte aligned
+            alignas(16) float b_frag[kTN];
             *reinterpret_cast<float4*>(&a_frag[0]) = *reinterpret_cast<const float4*>(&As[k][thread_row * kTM]);
             *reinterpret_cast<float4*>(&a_frag[4]) = *reinterpret_cast<const float4*>(&As[k][thread_row * kTM + 4]);
             *reinterpret_cast<float4*>(&b_frag[0]) = *reinterpret_cast<const float4*>(&Bs[k][thread_col * kTN]);

@@ -79,7 +79,8 @@ __global__ void __launch_bounds__(kThreads)
         __syncthreads();
 #pragma unroll
         for (int k = 0; k < kBK; ++k) {
-            float a_frag[kTM], b_frag[kTN];
+            alignas(16) float a_frag[kTM];   // float4 stores below: 16-byte aligned
+            alignas(16) float b_frag[kTN];
 #pragma unroll
             for (int s = 0; s < kTM / 4; ++s) {   // the warp reads 8 consecutive float4, a phase 2: no conflict
                 *reinterpret_cast<float4*>(&a_frag[s * 4]) =

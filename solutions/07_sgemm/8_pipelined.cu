@@ -15,10 +15,12 @@
 //   barriers per FMA. Problems too small to give every SM such a tile get smaller ones.
 // Edges: rows of A and columns of B past the matrix are clamped to the last valid one (their results
 // are computed but never stored), and the last partial K tile is zero-filled through cp.async's
-// source size, so the main loop carries no bounds tests at all.
+// zero fill, so the main loop carries no bounds tests at all.
 #include "07_sgemm/epilogue.cuh"
 #include "07_sgemm/stages.cuh"
 #include "common/primitives.cuh"
+
+#include <cuda_pipeline.h>
 
 #include <algorithm>
 #include <type_traits>
@@ -55,53 +57,34 @@ struct TileConfig {
     static_assert(STAGES >= 2, "a pipeline needs two buffers at least");
 };
 
-// ---- cp.async (sm_80+), with a synchronous stand-in so that the file compiles for older GPUs ----
+// ---- cp.async, through the CUDA pipeline primitives of <cuda_pipeline.h> ----
+// __pipeline_memcpy_async(dst, src, bytes, zfill) is one cp.async instruction (LDGSTS in the SASS):
+// 4-byte copies become cp.async.ca (cached in L1), 16-byte ones cp.async.cg (L2 only). The last
+// `zfill` bytes of the destination are zeroed instead of read, so zfill == bytes reads nothing at
+// all: that is how the partial K tile is padded. __pipeline_commit() closes this thread's group of
+// copies (cp.async.commit_group); __pipeline_wait_prior(n) waits until at most n of its groups are
+// still in flight (cp.async.wait_group n). Before compute capability 8.0 the header turns them into
+// plain synchronous copies.
 
 template <bool kZeroFill>
 __device__ __forceinline__ void copy4(float* smem, const float* gmem, bool inside)
 {
-#if __CUDA_ARCH__ >= 800
-    const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-    if constexpr (kZeroFill) {   // source size 0: nothing is read, the 4 bytes are zeroed
-        asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(gmem), "r"(inside ? 4 : 0));
-    } else {
-        asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(dst), "l"(gmem));
-    }
-#else
-    *smem = (!kZeroFill || inside) ? *gmem : 0.0f;
-#endif
+    __pipeline_memcpy_async(smem, gmem, 4, kZeroFill && !inside ? 4 : 0);
 }
 
 template <bool kZeroFill>
 __device__ __forceinline__ void copy16(float* smem, const float* gmem, bool inside)
 {
-#if __CUDA_ARCH__ >= 800
-    const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-    if constexpr (kZeroFill) {
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(gmem), "r"(inside ? 16 : 0));
-    } else {
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(gmem));
-    }
-#else
-    *reinterpret_cast<float4*>(smem) =
-        (!kZeroFill || inside) ? *reinterpret_cast<const float4*>(gmem) : make_float4(0.f, 0.f, 0.f, 0.f);
-#endif
+    __pipeline_memcpy_async(smem, gmem, 16, kZeroFill && !inside ? 16 : 0);
 }
 
-__device__ __forceinline__ void copy_commit()
-{
-#if __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.commit_group;\n" ::);
-#endif
-}
+__device__ __forceinline__ void copy_commit() { __pipeline_commit(); }
 
 /// Waits until at most @p kPending of this thread's committed copy groups are still in flight.
 template <int kPending>
 __device__ __forceinline__ void copy_wait()
 {
-#if __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending));
-#endif
+    __pipeline_wait_prior(kPending);
 }
 
 // ---- the kernel -------------------------------------------------------------------------------
@@ -195,7 +178,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
     auto compute = [&](int stage) {
         const float* as = smem + stage * Cfg::kStageFloats;
         const float* bs = as + BK * kLdA;
-        float a_frag[2][TM], b_frag[2][TN];
+        alignas(16) float a_frag[2][TM];   // float4 stores below: 16-byte aligned (TM, TN multiples of 4)
+        alignas(16) float b_frag[2][TN];
         auto load_frags = [&](int buffer, int k) {
 #pragma unroll
             for (int s = 0; s < TM / 4; ++s) {
@@ -312,24 +296,14 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
 /// True when this GPU has cp.async (compute capability 8.0 or newer).
 bool device_has_cp_async()
 {
-    static const bool has = [] {
-        int device = 0, major = 0;
-        WB_CUDA_CHECK(cudaGetDevice(&device));
-        WB_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-        return major >= 8;
-    }();
+    static const bool has = wb::device_attribute(cudaDevAttrComputeCapabilityMajor) >= 8;
     return has;
 }
 
 /// The number of SMs of this GPU.
 int device_sm_count()
 {
-    static const int count = [] {
-        int device = 0, sms = 0;
-        WB_CUDA_CHECK(cudaGetDevice(&device));
-        WB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-        return sms;
-    }();
+    static const int count = wb::device_attribute(cudaDevAttrMultiProcessorCount);
     return count;
 }
 

@@ -2,16 +2,17 @@
 its neighbours, with the same line at its top and at its end (docs/CMakeLists.txt builds the site)."""
 from __future__ import annotations
 
-import json
 import unittest
 
 from support import REPO
+
+from wbtools import core
 
 
 def chapters() -> list[tuple[str, dict]]:
     """(folder, stages.json) of every chapter, in order."""
     folders = sorted(p for p in (REPO / "chapters").iterdir() if (p / "stages.json").is_file())
-    return [(p.name, json.loads((p / "stages.json").read_text())) for p in folders]
+    return [(p.name, core.read_meta(p)) for p in folders]
 
 
 def page_ref(folder: str, meta: dict) -> str:

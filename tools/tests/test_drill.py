@@ -138,14 +138,14 @@ class Drill(WorkbookTest):
 
     def test_start_writes_the_file_and_starts_the_clock(self):
         out = self.start()
-        path = self.root / "drill/01_elementwise/2_vectorized_add.cu"
+        path = self.root / "drill/01_elementwise/2_vectorized.cu"
         self.assertTrue(path.exists())
-        self.assertIn("drill/01_elementwise/2_vectorized_add.cu", out)
+        self.assertIn("drill/01_elementwise/2_vectorized.cu", out)
         active = st.load()["drills"]["active"]
         self.assertEqual((active["chapter"], active["stage"]), (1, 2))
         self.assertLess(abs(active["started"] - time.time()), 5)
         # The learner's exercise is not touched.
-        exercise = (self.root / "exercises/01_elementwise/2_vectorized_add.cu").read_text()
+        exercise = (self.root / "exercises/01_elementwise/2_vectorized.cu").read_text()
         self.assertIn("TODO", exercise)
 
     def test_one_drill_at_a_time(self):
@@ -174,7 +174,7 @@ class Drill(WorkbookTest):
 
         def build(target):
             built.append(target)
-            return False, "drill/01_elementwise/2_vectorized_add.cu(30): error: expected a \";\"\n"
+            return False, "drill/01_elementwise/2_vectorized.cu(30): error: expected a \";\"\n"
 
         with mock.patch.object(core, "build_target", build):
             code, out, _ = self.capture(drill.command_drill, drill_args(grade=True))
@@ -212,8 +212,8 @@ class Drill(WorkbookTest):
         self.assertIsNone(state["drills"]["active"])
         history = st.drill_history(state, 1, 2)
         self.assertAlmostEqual(history["best"], 125, delta=5)
-        self.assertFalse((self.root / "drill/01_elementwise/2_vectorized_add.cu").exists())
-        self.assertEqual(len(list((self.root / "drill/done/01_elementwise").glob("2_vectorized_add.*.passed.cu"))), 1)
+        self.assertFalse((self.root / "drill/01_elementwise/2_vectorized.cu").exists())
+        self.assertEqual(len(list((self.root / "drill/done/01_elementwise").glob("2_vectorized.*.passed.cu"))), 1)
         _, table, _ = self.capture(progress.command_progress, Args(chapter="1"))
         row = next(line for line in table.splitlines() if line.strip().startswith("2  float4"))
         self.assertIn("2m0", row)
@@ -231,18 +231,18 @@ class Drill(WorkbookTest):
 
     def test_stop_keeps_the_file(self):
         self.start()
-        (self.root / "drill/01_elementwise/2_vectorized_add.cu").write_text("// half way\n")
+        (self.root / "drill/01_elementwise/2_vectorized.cu").write_text("// half way\n")
         code, out, _ = self.capture(drill.command_drill, drill_args(stop=True))
         self.assertEqual(code, 0)
         self.assertIn("stopped", out)
-        [kept] = (self.root / "drill/done/01_elementwise").glob("2_vectorized_add.*.stopped.cu")
+        [kept] = (self.root / "drill/done/01_elementwise").glob("2_vectorized.*.stopped.cu")
         self.assertEqual(kept.read_text(), "// half way\n")
         self.assertIsNone(st.load()["drills"]["active"])
 
     def test_restart_moves_an_old_file_aside(self):
         folder = self.root / "drill/01_elementwise"
         folder.mkdir(parents=True)
-        (folder / "2_vectorized_add.cu").write_text("// an old attempt\n")
+        (folder / "2_vectorized.cu").write_text("// an old attempt\n")
         out = self.start()
         self.assertIn("an earlier drill file was moved", out)
         [old] = (self.root / "drill/done/01_elementwise").glob("*.earlier.cu")
@@ -280,7 +280,7 @@ class Drill(WorkbookTest):
         result = self.cli("drill", "1", "--stage", "1", stdin="")
         self.assertEqual(result.returncode, 0, result.stderr)
         self.assertIn("make drill-grade", result.stdout)
-        self.assertTrue((self.root / "drill/01_elementwise/1_naive_add.cu").exists())
+        self.assertTrue((self.root / "drill/01_elementwise/1_naive.cu").exists())
         state = json.loads((self.build / "progress.json").read_text())
         self.assertEqual(state["drills"]["active"]["stage"], 1)
 
@@ -300,12 +300,12 @@ class PaperDrill(WorkbookTest):
 
     def test_start_on_paper(self):
         out = self.start()
-        self.assertIn("On paper: write it in drill/01_elementwise/2_vectorized_add.cu without compiling", out)
+        self.assertIn("On paper: write it in drill/01_elementwise/2_vectorized.cu without compiling", out)
         self.assertIn("(20 minutes) it is built and graded once", out)
         self.assertIn("Hand it in with `make drill-grade`", out)
         active, _, _ = self.running()
         self.assertEqual(active["paper_minutes"], 20.0)
-        text = (self.root / "drill/01_elementwise/2_vectorized_add.cu").read_text()
+        text = (self.root / "drill/01_elementwise/2_vectorized.cu").read_text()
         self.assertIn("on paper: write it without compiling or running it. In 20 minutes", text)
         self.assertIn("void add_2_vectorized(", text)
 

@@ -111,9 +111,9 @@ class Plots(WorkbookTest):
         chapter = root / "chapters" / "07_sgemm"
         chapter.mkdir(parents=True)
         (chapter / "stages.json").write_text(json.dumps({
-            "chapter": 7, "title": "SGEMM", "metric": "TFLOP/s",
-            "stages": [{"id": 1, "file": "1_naive", "function": "f1", "title": "naive", "speedup": None, "hints": []},
-                       {"id": 2, "file": "2_tiled", "function": "f2", "title": "tiled", "speedup": 2.0, "hints": []}]}))
+            "chapter": 7, "title": "SGEMM", "op": "sgemm", "metric": "TFLOP/s",
+            "stages": [{"id": 1, "file": "1_naive", "title": "naive", "speedup": None, "hints": []},
+                       {"id": 2, "file": "2_tiled", "title": "tiled", "speedup": 2.0, "hints": []}]}))
         rows = [{"chapter": 7, "op": "sgemm", "variant": v, "stage": s, "shape": "4096x4096x4096", "dtype": "float32",
                  "ms": 1.0, "tflops": t, "gpu": "a test GPU"}
                 for v, s, t in (("cuBLAS sgemm", 0, 50.0), ("stage 1: naive", 1, 2.5), ("stage 2: tiled", 2, 20.0))]

@@ -102,6 +102,20 @@ class ProgressTable(WorkbookTest):
         self.assertIn("wrong result", row4)
         self.assertIn("Next: chapter 1, stage 3", out)
 
+    def test_interview_tags_of_chapter_and_stages_are_shown(self):
+        meta = core.load_chapter(1)
+        _, out, _ = self.capture(progress.command_progress, Args(chapter="1"))
+        overview = next(line for line in out.splitlines() if "Elementwise operations" in line and "0/4" in line)
+        self.assertIn(progress.interview_tag(meta), overview)
+        for stage in meta["stages"]:
+            row = next(line for line in out.splitlines() if line.strip().startswith(f"{stage['id']}  "))
+            self.assertIn(progress.interview_tag(stage), row)
+
+    def test_interview_tag_wording(self):
+        self.assertEqual(progress.interview_tag({"interview": {"asked": "high", "by_hand": True}}), "high, by hand")
+        self.assertEqual(progress.interview_tag({"interview": {"asked": "low", "by_hand": False}}), "low")
+        self.assertEqual(progress.interview_tag({}), "")
+
     def test_edited_since_graded_is_marked(self):
         record_log("ch01_exercises_h200_mixed.log")
         meta = core.load_chapter(1)

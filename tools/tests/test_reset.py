@@ -13,7 +13,7 @@ AUTHORS = {"GIT_AUTHOR_NAME": "Workbook Authors", "GIT_AUTHOR_EMAIL": "authors@e
            "GIT_COMMITTER_NAME": "Workbook Authors", "GIT_COMMITTER_EMAIL": "authors@example.org"}
 LEARNER = {"GIT_AUTHOR_NAME": "A Learner", "GIT_AUTHOR_EMAIL": "learner@example.org",
            "GIT_COMMITTER_NAME": "A Learner", "GIT_COMMITTER_EMAIL": "learner@example.org"}
-STAGE2 = "exercises/01_elementwise/2_vectorized_add.cu"
+STAGE2 = "exercises/01_elementwise/2_vectorized.cu"
 
 
 @unittest.skipIf(shutil.which("git") is None, "git is not installed")
@@ -76,7 +76,7 @@ class Reset(WorkbookTest):
 
     def test_missing_file_is_restored_and_untouched_ones_left_alone(self):
         (self.root / STAGE2).unlink()
-        stage1 = self.root / "exercises/01_elementwise/1_naive_add.cu"
+        stage1 = self.root / "exercises/01_elementwise/1_naive.cu"
         before = stage1.stat().st_mtime_ns
         result = self.reset("1")
         self.assertEqual(result.returncode, 0, result.stderr)

@@ -21,18 +21,6 @@ class StaticCheck(WorkbookTest):
     def setUp(self):
         super().setUp()
         self.meta_path = self.root / "chapters" / CHAPTER / "stages.json"
-        meta = json.loads(self.meta_path.read_text())
-        meta["op"] = "add"
-        for stage in meta["stages"]:   # the rule's names for the launchers that stages.cuh declares
-            declared = core.launcher(meta, stage)
-            stage.pop("function", None)
-            stage["op"] = declared.partition(f"_{stage['id']}_")[0]   # add_act_3_fused: op add_act, file 3_fused
-            stage["launcher"], stage["file"] = declared, declared[len(stage["op"]) + 1:]
-            for track in ("exercises", "solutions"):
-                folder = self.root / track / CHAPTER
-                for old in folder.glob(f"{stage['id']}_*.cu"):
-                    old.rename(folder / f"{stage['file']}.cu")
-        self.meta_path.write_text(json.dumps(meta))
         (self.root / "catalog" / CHAPTER).mkdir(parents=True)
 
     def problems(self) -> list[str]:
@@ -58,30 +46,28 @@ class StaticCheck(WorkbookTest):
         self.assertTrue(any(p.startswith(f"exercises/{CHAPTER}/{second}.cu has no TODO") for p in found), found)
         self.assertEqual(len(found), 3, found)
 
-    def test_launcher_rule_and_declaration(self):
+    def test_launcher_declaration(self):
         meta = json.loads(self.meta_path.read_text())
-        meta["stages"][0]["launcher"] = "add_first"       # breaks the rule, and is declared nowhere
-        meta["stages"][1].pop("launcher")
         meta["stages"][1]["op"] = "sub"                     # derived: sub_<file>, declared nowhere
         self.meta_path.write_text(json.dumps(meta))
-        found = self.problems()
-        file1 = meta["stages"][0]["file"]
-        self.assertIn(f"chapter 1 stage 1: the launcher add_first breaks the rule <op>_<file stem>: it should be "
-                      f"{meta['stages'][0]['op']}_{file1}.", found)
-        self.assertIn(f"chapter 1 stage 1: the launcher add_first is not declared in chapters/{CHAPTER}/stages.cuh.",
-                      found)
-        self.assertIn(f"chapter 1 stage 2: the launcher sub_{meta['stages'][1]['file']} is not declared in "
-                      f"chapters/{CHAPTER}/stages.cuh.", found)
+        self.assertEqual(self.problems(), [f"chapter 1 stage 2: the launcher sub_{meta['stages'][1]['file']} is not "
+                                           f"declared in chapters/{CHAPTER}/stages.cuh."])
+
+    def test_a_launcher_named_in_stages_json_is_refused(self):   # the rule derives it; no second source
+        meta = json.loads(self.meta_path.read_text())
+        meta["stages"][0]["launcher"] = "add_first"
+        self.meta_path.write_text(json.dumps(meta))
+        self.assertEqual(self.problems(), [f"chapters/{CHAPTER}/stages.json: stage 1 has a \"launcher\"; remove it: "
+                                           "the launcher's name is derived, <op>_<file>."])
 
     def test_a_chapter_without_op_is_named_once(self):
         meta = json.loads(self.meta_path.read_text())
         meta.pop("op")
         for stage in meta["stages"]:
-            stage.pop("op")
+            stage.pop("op", None)
         self.meta_path.write_text(json.dumps(meta))
-        found = self.problems()
-        self.assertEqual(found, [f"chapters/{CHAPTER}/stages.json gives no \"op\" for the chapter: its launchers "
-                                 "cannot be checked against the rule <op>_<file stem>."])
+        self.assertEqual(self.problems(), [f"chapters/{CHAPTER}/stages.json: the chapter needs an \"op\" (lower "
+                                           "case, e.g. \"transpose\"): every launcher is named <op>_<file>."])
 
     def test_catalog_headers_and_stages(self):
         folder = self.root / "catalog" / CHAPTER

@@ -96,7 +96,7 @@ class WatchChapter(WorkbookTest):
 
         def build(target):
             calls.append(("build", target))
-            return build_ok, "" if build_ok else "exercises/01_elementwise/3_fused_add_activation.cu(12): error: boom\n"
+            return build_ok, "" if build_ok else "exercises/01_elementwise/3_fused.cu(12): error: boom\n"
 
         def run(grader, stage, timeout, extra_env=None):
             calls.append(("grade", grader.name, stage))
@@ -130,7 +130,7 @@ class WatchChapter(WorkbookTest):
         self.assertIsNone(st.result(st.load(), 1, 2))
 
     def test_a_save_grades_the_saved_stage(self):
-        target = self.root / "exercises/01_elementwise/4_half2_add_activation.cu"
+        target = self.root / "exercises/01_elementwise/4_half2.cu"
         thread = save_later(target, 1.0)
         code, out, calls = self.run_watch(4, "ch01_exercises_h200_mixed.log", stage="1", rounds=2)
         thread.join()

@@ -35,7 +35,7 @@ except ImportError:   # run as a file rather than as wbtools.catalog
     from wbtools import core
 
 STATUSES = ("wrong", "not-implemented", "too-slow", "crashed", "hung", "race")
-EMULATED_STATUSES = ("wrong", "not-implemented", "crashed", "hung", "passed")
+EMULATED_STATUSES = ("wrong", "not-implemented", "too-slow", "crashed", "hung", "passed")
 PHRASE = r"[-A-Za-z0-9_ ,':().=%/|]"
 NAME_RE = re.compile(r"^(\d+)_[A-Za-z0-9_]+$")
 EXPECT_RE = re.compile(rf'^// expect: (?:({"|".join(STATUSES)}) "({PHRASE}+)"|(passed))\s*$')

@@ -9,7 +9,7 @@ import os
 import subprocess
 import sys
 
-from . import core, state
+from . import core, profile, state
 
 
 def print_table(meta: dict, results: dict[int, dict]) -> None:
@@ -115,6 +115,8 @@ def command_check(args) -> int:
             print(core.failure_details(output))
     if batch_sanitizer and not emulated:
         shown_failure = sanitize_passed_stages(meta, grader, results, args.timeout, shown_failure)
+    if not emulated:
+        profile.after_check(meta, grader, results, args.timeout)   # a "too slow" stage, under Nsight Compute
     print()
     print_table(meta, results)
     if not args.solutions:

@@ -43,13 +43,52 @@ def chapter_dirs() -> list[Path]:
                   if p.is_dir() and re.match(r"^\d\d_", p.name) and (p / "stages.json").exists())
 
 
+STAGE_FILE_RE = re.compile(r"^(\d+)_[a-z0-9_]+$")
+OP_RE = re.compile(r"^[a-z][a-z0-9_]*$")
+
+
+def launcher_name(meta: dict, stage: dict) -> str:
+    """The naming rule: a stage's launcher is <op>_<file> (the stage's "op", else the chapter's)."""
+    return f"{stage.get('op') or meta['op']}_{stage['file']}"
+
+
+def _check_meta(meta: dict, where: str) -> None:
+    """The checks CMake's reader (cmake/WorkbookStages.cmake) makes, each said in one sentence."""
+    if not isinstance(meta.get("op"), str) or not OP_RE.match(meta["op"]):
+        raise UserError(f"{where}: the chapter needs an \"op\" (lower case, e.g. \"transpose\"): every launcher "
+                        "is named <op>_<file>.")
+    stages = meta.get("stages")
+    if not isinstance(stages, list) or not stages:
+        raise UserError(f"{where}: \"stages\" must be a list of the chapter's stages.")
+    for number, stage in enumerate(stages, start=1):
+        if stage.get("id") != number:
+            raise UserError(f"{where}: stage number {number} in the list has \"id\": {stage.get('id')!r}; the ids "
+                            "are 1, 2, 3, ... in the order of the list.")
+        for derived in ("function", "launcher"):
+            if derived in stage:
+                raise UserError(f"{where}: stage {number} has a \"{derived}\"; remove it: the launcher's name is "
+                                "derived, <op>_<file>.")
+        match = STAGE_FILE_RE.match(str(stage.get("file", "")))
+        if not match or int(match.group(1)) != number:
+            raise UserError(f"{where}: stage {number}'s \"file\" is {stage.get('file')!r}; it must be "
+                            f"{number}_<lower-case words>, e.g. {number}_shared_tile.")
+        if "op" in stage and not OP_RE.match(str(stage["op"])):
+            raise UserError(f"{where}: stage {number}'s \"op\" is {stage['op']!r}; an op is lower case, e.g. \"dot\".")
+
+
 def read_meta(folder: Path) -> dict:
+    """The one reader of a chapter's stages.json: checked, with "dir" (the folder's name) added and
+    each stage's "launcher" derived by the naming rule."""
+    where = f"chapters/{folder.name}/stages.json"
     try:
         meta = json.loads((folder / "stages.json").read_text())
     except (OSError, json.JSONDecodeError) as error:
-        raise UserError(f"chapters/{folder.name}/stages.json cannot be read ({error}): "
-                        f"restore it with `git checkout -- chapters/{folder.name}/stages.json`.")
+        raise UserError(f"{where} cannot be read ({error}): "
+                        f"restore it with `git checkout -- {where}`.")
+    _check_meta(meta, where)
     meta["dir"] = folder.name
+    for stage in meta["stages"]:
+        stage["launcher"] = launcher_name(meta, stage)
     return meta
 
 
@@ -62,7 +101,7 @@ def chapter_list() -> str:
 
 
 def load_chapter(number: int | str) -> dict:
-    """The chapter's stages.json plus its folder name ("dir"); UserError for an unknown chapter."""
+    """The chapter's stages.json (read_meta); UserError for an unknown chapter."""
     try:
         wanted = int(str(number).strip())
     except ValueError:
@@ -95,7 +134,7 @@ def find_stage(meta: dict, stage: int | str) -> dict:
 def launcher(meta: dict, stage: dict) -> str:
     """The stage's launcher function: the name the reader gives it, or the rule's `<op>_<file stem>`
     (the stage's "op", else the chapter's)."""
-    named = stage.get("launcher") or stage.get("function")
+    named = stage.get("launcher")
     if named:
         return named
     return f"{stage.get('op') or meta.get('op', '')}_{stage['file']}"

@@ -45,7 +45,7 @@ def command_hint(args) -> int:
     hints = [h for h in stage.get("hints") or [] if isinstance(h, str) and h.strip()]
     print(ui.paint(f"Chapter {number}, stage {sid}: {stage['title']}", "bold"))
     print(ui.paint(f"your file: {core.shown(core.exercise_path(meta, stage))}   "
-                   f"the contract: chapters/{meta['dir']}/stages.cuh ({stage.get('function', 'its launcher')})", "dim"))
+                   f"the contract: chapters/{meta['dir']}/stages.cuh ({stage['launcher']})", "dim"))
     print()
     if not hints:
         print(f"Stage {sid} has no hints yet: the chapter's lesson (chapters/{meta['dir']}/README.md) "

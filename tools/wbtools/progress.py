@@ -38,6 +38,15 @@ def next_stage(chapters: list[dict], state: dict) -> tuple[dict, dict] | None:
     return None
 
 
+def interview_tag(item: dict) -> str:
+    """How often interviews ask for it and whether it is written from memory ("interview" in
+    stages.json, on each stage and on the chapter): "high, by hand", "low", or "" when untagged."""
+    tag = item.get("interview")
+    if not isinstance(tag, dict) or tag.get("asked") not in ("high", "medium", "low"):
+        return ""
+    return tag["asked"] + (", by hand" if tag.get("by_hand") is True else "")
+
+
 def overview(chapters: list[dict], state: dict) -> list[str]:
     wide = any(s["id"] >= 10 for m in chapters for s in m["stages"])
     cell = 3 if wide else 2
@@ -45,7 +54,7 @@ def overview(chapters: list[dict], state: dict) -> list[str]:
     name_width = max((len(m["title"]) for m in chapters), default=10)
     name_width = min(max(name_width, 7), 34)
     numbers = "".join(str(i + 1).ljust(cell) for i in range(most))
-    lines = [f"    {'chapter':<{name_width}}  {ui.pad(ui.paint(numbers, 'dim'), most * cell)}  passed"]
+    lines = [f"    {'chapter':<{name_width}}  {ui.pad(ui.paint(numbers, 'dim'), most * cell)}  passed  interview"]
     for meta in chapters:
         marks = ""
         passed = 0
@@ -56,9 +65,11 @@ def overview(chapters: list[dict], state: dict) -> list[str]:
         marks += " " * (cell * (most - len(meta["stages"])))
         count = f"{passed}/{len(meta['stages'])}"
         title = meta["title"][:name_width]
-        lines.append(f" {meta['chapter']:>2} {title:<{name_width}}  {marks}  {count}")
+        lines.append(f" {meta['chapter']:>2} {title:<{name_width}}  {marks}  {count:<6}  {interview_tag(meta)}")
     legend = "   ".join(f"{ui.symbol(c)} {c}" for c in (st.PASSED, st.TOO_SLOW, st.FAILING, st.NOT_STARTED))
     lines.append("    " + legend)
+    lines.append(ui.paint("    interview: how often interviews ask for it (high, medium, low); by hand: written "
+                          "from memory on a blank page (docs: Tools, interview tags)", "dim"))
     return lines
 
 
@@ -67,7 +78,7 @@ def details(meta: dict, state: dict) -> list[str]:
     rate_pattern = "{:.1f}" if rate_key == "tflops" else "{:.0f}"
     title_width = 44
     header = (f" {'stage':<{title_width + 4}} {'state':<24} {'speed-up':>8} {'needed':>7} {rate_header:>8} "
-              f"{pct_header:>8}  {'drill best':>10}  graded")
+              f"{pct_header:>8}  {'drill best':>10}  {'interview':<15} graded")
     lines = [ui.paint(f"Chapter {meta['chapter']}: {meta['title']}", "bold"), ui.paint(header, "dim")]
     stale = False
     for stage in meta["stages"]:
@@ -92,7 +103,7 @@ def details(meta: dict, state: dict) -> list[str]:
             f"{core.format_number(record.get('required'), 'x{:.2f}'):>7} "
             f"{core.format_number(record.get(rate_key), rate_pattern):>8} "
             f"{core.format_number(record.get(pct_key), '{:.0f}%'):>8}  "
-            f"{drill_text:>10}  {ui.when(record.get('time'))}")
+            f"{drill_text:>10}  {interview_tag(stage):<15} {ui.when(record.get('time'))}")
     if stale:
         lines.append(ui.paint(f" * edited since it was graded: `make check-chapter {meta['chapter']}` grades it again.",
                               "dim"))

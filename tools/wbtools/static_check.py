@@ -73,6 +73,8 @@ def catalog_entries(metas: list[dict]) -> list[str]:
     root = core.ROOT / "catalog"
     for folder in sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else []:
         meta = chapters.get(folder.name)
+        if meta is None and (core.ROOT / "chapters" / folder.name / "stages.json").exists():
+            continue   # a chapter whose stages.json has a problem, said once already
         if meta is None:
             problems.append(f"catalog/{folder.name}/ is not the folder of a chapter (chapters/<NN_name>/stages.json).")
             continue
@@ -141,8 +143,12 @@ def local_paths() -> list[str]:
 
 
 def problems() -> list[str]:
-    metas = core.all_chapters()
-    found = []
+    metas, found = [], []
+    for folder in core.chapter_dirs():
+        try:
+            metas.append(core.read_meta(folder))   # the one reader: its checks, one sentence each
+        except core.UserError as error:
+            found.append(str(error))
     for meta in metas:
         found += stage_files(meta) + launchers(meta)
     return found + catalog_entries(metas) + local_paths()

@@ -1,15 +1,9 @@
 // Chapter 1 grader: every stage against a float64 CPU reference on adversarial inputs, then timed
 // against the reference stages in the same run. See harness/stage.hpp for the rules.
-#define WORKBOOK_TRACK reference
-#include "01_elementwise/stages.cuh"
-#undef WORKBOOK_TRACK
-#define WORKBOOK_TRACK learner
-#include "01_elementwise/stages.cuh"
-#undef WORKBOOK_TRACK
+#include "harness/chapter_grader.hpp"   // the stages of stages.json: both tracks, launchers, test cases
 
-#include "01_elementwise/grader/reference.hpp"
 #include "01_elementwise/grader/baselines.hpp"
-#include "harness/chapter_grader.hpp"
+#include "01_elementwise/grader/reference.hpp"
 #include "harness/sampling.hpp"
 
 #include <algorithm>
@@ -274,76 +268,66 @@ void recheck_add_act(wb::Stage& stage, ActLauncher<T> f, const wb::DeviceBuffer<
 
 }  // namespace
 
-TEST_CASE("stage 1: naive add", "[stage1]")
+namespace stages = wb::stages;   // candidate<K>, previous<K>, current<K>: the launchers of stage K
+
+/// Stages 1 and 2: the float add on every size, then timed against reference stages K - 1 and K.
+template <int K>
+void grade_stage_case(wb::Stage& stage)
 {
-    wb::grade_stage(1, [](wb::Stage& stage) {
-        check_add(stage, candidate::add_1_naive);
-        time_add(stage, candidate::add_1_naive, nullptr, reference::add_1_naive);
-    });
+    check_add(stage, stages::candidate<K>);
+    time_add(stage, stages::candidate<K>, stages::previous<K>, stages::current<K>);
 }
 
-TEST_CASE("stage 2: float4 add", "[stage2]")
+/// Stage 3: the fused add + activation, timed against the unfused pair it replaces.
+template <>
+void grade_stage_case<3>(wb::Stage& stage)
 {
-    wb::grade_stage(2, [](wb::Stage& stage) {
-        check_add(stage, candidate::add_2_vectorized);
-        time_add(stage, candidate::add_2_vectorized, reference::add_1_naive, reference::add_2_vectorized);
-    });
+    check_add_act<float>(stage, stages::candidate<3>);
+    if (!stage.measures_speed()) return;   // nothing timed (CPU emulator, WORKBOOK_CORRECTNESS_ONLY): no large inputs
+    const int64_t n = kTimedElements;
+    wb::DeviceBuffer<float> a(n), b(n), sum(n), y(n);
+    wb::fill_uniform_device(a.data(), n, wb::seed() + 21, -4.f, 4.f, stage.stream());
+    wb::fill_uniform_device(b.data(), n, wb::seed() + 22, -4.f, 4.f, stage.stream());
+    const Activation act = Activation::sigmoid;
+    wb::SpeedCase speed;
+    speed.description = "2^26 + 3 floats, sigmoid";
+    speed.candidate = [&](cudaStream_t s) { stages::candidate<3>(a.data(), b.data(), y.data(), n, act, s); };
+    speed.current_reference = [&](cudaStream_t s) { stages::current<3>(a.data(), b.data(), y.data(), n, act, s); };
+    speed.previous_reference = [&](cudaStream_t s) {
+        stages::previous<3>(a.data(), b.data(), sum.data(), n, s);   // reference stage 2's add
+        ch01::activation_pass(sum.data(), y.data(), n, act, s);
+    };
+    speed.previous_label = "the unfused pair (stage 2 add, then an activation kernel)";
+    speed.bytes = 3.0 * n * sizeof(float);
+    speed.recheck = [&] { recheck_add_act<float>(stage, stages::candidate<3>, a, b, y, n, act); };
+    stage.check_speed(speed);
 }
 
-TEST_CASE("stage 3: fused add + activation", "[stage3]")
+/// Stage 4: the fused add + activation in half precision, timed against reference stage 3 on floats.
+template <>
+void grade_stage_case<4>(wb::Stage& stage)
 {
-    wb::grade_stage(3, [](wb::Stage& stage) {
-        check_add_act<float>(stage, candidate::add_act_3_fused);
-        if (!stage.measures_speed()) return;   // nothing timed (CPU emulator, WORKBOOK_CORRECTNESS_ONLY): no large inputs
-        const int64_t n = kTimedElements;
-        wb::DeviceBuffer<float> a(n), b(n), sum(n), y(n);
-        wb::fill_uniform_device(a.data(), n, wb::seed() + 21, -4.f, 4.f, stage.stream());
-        wb::fill_uniform_device(b.data(), n, wb::seed() + 22, -4.f, 4.f, stage.stream());
-        const Activation act = Activation::sigmoid;
-        wb::SpeedCase speed;
-        speed.description = "2^26 + 3 floats, sigmoid";
-        speed.candidate = [&](cudaStream_t s) { candidate::add_act_3_fused(a.data(), b.data(), y.data(), n, act, s); };
-        speed.current_reference = [&](cudaStream_t s) {
-            reference::add_act_3_fused(a.data(), b.data(), y.data(), n, act, s);
-        };
-        speed.previous_reference = [&](cudaStream_t s) {
-            reference::add_2_vectorized(a.data(), b.data(), sum.data(), n, s);
-            ch01::activation_pass(sum.data(), y.data(), n, act, s);
-        };
-        speed.previous_label = "the unfused pair (stage 2 add, then an activation kernel)";
-        speed.bytes = 3.0 * n * sizeof(float);
-        speed.recheck = [&] { recheck_add_act<float>(stage, candidate::add_act_3_fused, a, b, y, n, act); };
-        stage.check_speed(speed);
-    });
-}
-
-TEST_CASE("stage 4: half precision", "[stage4]")
-{
-    wb::grade_stage(4, [](wb::Stage& stage) {
-        check_add_act<__half>(stage, candidate::add_act_4_half2);
-        if (!stage.measures_speed()) return;   // nothing timed (CPU emulator, WORKBOOK_CORRECTNESS_ONLY): no large inputs
-        const int64_t n = kTimedElements;
-        wb::DeviceBuffer<__half> a(n), b(n), y(n);
-        wb::DeviceBuffer<float> af(n), bf(n), yf(n);
-        wb::fill_uniform_device(a.data(), n, wb::seed() + 31, -4.f, 4.f, stage.stream());
-        wb::fill_uniform_device(b.data(), n, wb::seed() + 32, -4.f, 4.f, stage.stream());
-        wb::fill_uniform_device(af.data(), n, wb::seed() + 33, -4.f, 4.f, stage.stream());
-        wb::fill_uniform_device(bf.data(), n, wb::seed() + 34, -4.f, 4.f, stage.stream());
-        const Activation act = Activation::sigmoid;
-        wb::SpeedCase speed;
-        speed.description = "2^26 + 3 halves, sigmoid";
-        speed.candidate = [&](cudaStream_t s) { candidate::add_act_4_half2(a.data(), b.data(), y.data(), n, act, s); };
-        speed.current_reference = [&](cudaStream_t s) {
-            reference::add_act_4_half2(a.data(), b.data(), y.data(), n, act, s);
-        };
-        speed.previous_reference = [&](cudaStream_t s) {
-            reference::add_act_3_fused(af.data(), bf.data(), yf.data(), n, act, s);
-        };
-        speed.previous_label = "reference stage 3 on as many floats";
-        speed.bytes = 3.0 * n * sizeof(__half);
-        speed.recheck = [&] { recheck_add_act<__half>(stage, candidate::add_act_4_half2, a, b, y, n, act); };
-        stage.check_speed(speed);
-    });
+    check_add_act<__half>(stage, stages::candidate<4>);
+    if (!stage.measures_speed()) return;   // nothing timed (CPU emulator, WORKBOOK_CORRECTNESS_ONLY): no large inputs
+    const int64_t n = kTimedElements;
+    wb::DeviceBuffer<__half> a(n), b(n), y(n);
+    wb::DeviceBuffer<float> af(n), bf(n), yf(n);
+    wb::fill_uniform_device(a.data(), n, wb::seed() + 31, -4.f, 4.f, stage.stream());
+    wb::fill_uniform_device(b.data(), n, wb::seed() + 32, -4.f, 4.f, stage.stream());
+    wb::fill_uniform_device(af.data(), n, wb::seed() + 33, -4.f, 4.f, stage.stream());
+    wb::fill_uniform_device(bf.data(), n, wb::seed() + 34, -4.f, 4.f, stage.stream());
+    const Activation act = Activation::sigmoid;
+    wb::SpeedCase speed;
+    speed.description = "2^26 + 3 halves, sigmoid";
+    speed.candidate = [&](cudaStream_t s) { stages::candidate<4>(a.data(), b.data(), y.data(), n, act, s); };
+    speed.current_reference = [&](cudaStream_t s) { stages::current<4>(a.data(), b.data(), y.data(), n, act, s); };
+    speed.previous_reference = [&](cudaStream_t s) {
+        stages::previous<4>(af.data(), bf.data(), yf.data(), n, act, s);
+    };
+    speed.previous_label = "reference stage 3 on as many floats";
+    speed.bytes = 3.0 * n * sizeof(__half);
+    speed.recheck = [&] { recheck_add_act<__half>(stage, stages::candidate<4>, a, b, y, n, act); };
+    stage.check_speed(speed);
 }
 
 // `make bench`: every reference stage at the size of the anchor measurements (2^28 elements).
@@ -365,29 +349,32 @@ TEST_CASE("bench: chapter 1", "[.bench]")
             WB_CUDA_CHECK(cudaMemcpyAsync(c.data(), a.data(), n * sizeof(float), cudaMemcpyDeviceToDevice, st));
         }),
         2.0 * n * sizeof(float), "float32");
-    row("add", "stage 1: naive add", 1,
-        wb::median_ms(s, [&](cudaStream_t st) { reference::add_1_naive(a.data(), b.data(), c.data(), n, st); }), bytes3,
-        "float32");
-    row("add", "stage 2: float4 add", 2,
-        wb::median_ms(s, [&](cudaStream_t st) { reference::add_2_vectorized(a.data(), b.data(), c.data(), n, st); }),
-        bytes3, "float32");
+    const auto adds = stages::reference_launchers<1, 2>();   // the float adds: stages 1 and 2
+    for (int id = 1; id <= 2; ++id) {
+        const AddLauncher add = adds[id - 1];
+        row("add", wb::stage_label(id), id,
+            wb::median_ms(s, [&](cudaStream_t st) { add(a.data(), b.data(), c.data(), n, st); }), bytes3, "float32");
+    }
     for (Activation act : {Activation::relu, Activation::sigmoid}) {
         row("add+" + name_of(act), "unfused: stage 2 add, then activation", 0,
             wb::median_ms(s, [&](cudaStream_t st) {
-                reference::add_2_vectorized(a.data(), b.data(), c.data(), n, st);
+                stages::current<2>(a.data(), b.data(), c.data(), n, st);
                 ch01::activation_pass(c.data(), d.data(), n, act, st);
             }),
             bytes3, "float32");
-        row("add+" + name_of(act), "stage 3: fused", 3,
-            wb::median_ms(s, [&](cudaStream_t st) { reference::add_act_3_fused(a.data(), b.data(), c.data(), n, act, st); }),
+        row("add+" + name_of(act), wb::stage_label(3), 3,
+            wb::median_ms(s, [&](cudaStream_t st) { stages::current<3>(a.data(), b.data(), c.data(), n, act, st); }),
             bytes3, "float32");
     }
     wb::DeviceBuffer<__half> ha(n), hb(n), hc(n);
     wb::fill_uniform_device(ha.data(), n, 3, -4.f, 4.f, s);
     wb::fill_uniform_device(hb.data(), n, 4, -4.f, 4.f, s);
     for (Activation act : {Activation::relu, Activation::sigmoid}) {
-        row("add+" + name_of(act), "stage 4: half precision", 4,
-            wb::median_ms(s, [&](cudaStream_t st) { reference::add_act_4_half2(ha.data(), hb.data(), hc.data(), n, act, st); }),
+        row("add+" + name_of(act), wb::stage_label(4), 4,
+            wb::median_ms(s, [&](cudaStream_t st) { stages::current<4>(ha.data(), hb.data(), hc.data(), n, act, st); }),
             3.0 * n * sizeof(__half), "float16");
     }
 }
+
+// One test case per stage of stages.json ("stage K: <title>", tag [stageK]), each running grade_stage_case<K>.
+WORKBOOK_STAGE_TEST_CASES()

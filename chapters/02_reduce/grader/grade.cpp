@@ -6,16 +6,10 @@
 // missed or added twice fails. Real-valued sums are compared within depth * 2^-24 * sum|x_i| with
 // depth = min(n, 8192) (the bound of stages.cuh: no thread's chain of additions longer than that),
 // and dot products within (depth + 1) * 2^-24 * sum|x_i y_i| (one more rounding for the product).
-#define WORKBOOK_TRACK reference
-#include "02_reduce/stages.cuh"
-#undef WORKBOOK_TRACK
-#define WORKBOOK_TRACK learner
-#include "02_reduce/stages.cuh"
-#undef WORKBOOK_TRACK
+#include "harness/chapter_grader.hpp"   // the stages of stages.json: both tracks, launchers, test cases
 
 #include "02_reduce/grader/baselines.hpp"
 #include "02_reduce/grader/reference.hpp"
-#include "harness/chapter_grader.hpp"
 #include "harness/sampling.hpp"
 
 #include <algorithm>
@@ -496,122 +490,62 @@ void time_sum(wb::Stage& stage, SumLauncher sum, SumLauncher previous, SumLaunch
 
 }  // namespace
 
-TEST_CASE("stage 1: interleaved addressing", "[stage1]")
+namespace stages = wb::stages;   // candidate<K>, previous<K>, current<K>: the launchers of stage K
+
+/// Stages 1 to 9: the sum on every case, then timed against reference stages K - 1 and K.
+template <int K>
+void grade_stage_case(wb::Stage& stage)
 {
-    wb::grade_stage(1, [](wb::Stage& stage) {
-        check_sum(stage, candidate::sum_1_interleaved);
-        time_sum(stage, candidate::sum_1_interleaved, nullptr, reference::sum_1_interleaved);
-    });
+    check_sum(stage, stages::candidate<K>);
+    time_sum(stage, stages::candidate<K>, stages::previous<K>, stages::current<K>);
 }
 
-TEST_CASE("stage 2: strided index", "[stage2]")
+/// Stage 8 also checks its idea (a slot per warp, not per thread), which speed alone cannot tell.
+template <>
+void grade_stage_case<8>(wb::Stage& stage)
 {
-    wb::grade_stage(2, [](wb::Stage& stage) {
-        check_sum(stage, candidate::sum_2_strided_index);
-        time_sum(stage, candidate::sum_2_strided_index, reference::sum_1_interleaved, reference::sum_2_strided_index);
-    });
+    check_sum(stage, stages::candidate<8>);
+    check_shuffle_idea(stage, stages::candidate<8>);
+    time_sum(stage, stages::candidate<8>, stages::previous<8>, stages::current<8>);
 }
 
-TEST_CASE("stage 3: sequential addressing", "[stage3]")
+/// Stage 10: the dot product, timed against the unfused pair (a multiply pass, then reference stage 9).
+template <>
+void grade_stage_case<10>(wb::Stage& stage)
 {
-    wb::grade_stage(3, [](wb::Stage& stage) {
-        check_sum(stage, candidate::sum_3_sequential_addressing);
-        time_sum(stage, candidate::sum_3_sequential_addressing, reference::sum_2_strided_index,
-                 reference::sum_3_sequential_addressing);
-    });
-}
-
-TEST_CASE("stage 4: first add during load", "[stage4]")
-{
-    wb::grade_stage(4, [](wb::Stage& stage) {
-        check_sum(stage, candidate::sum_4_first_add_during_load);
-        time_sum(stage, candidate::sum_4_first_add_during_load, reference::sum_3_sequential_addressing,
-                 reference::sum_4_first_add_during_load);
-    });
-}
-
-TEST_CASE("stage 5: unroll the last warp", "[stage5]")
-{
-    wb::grade_stage(5, [](wb::Stage& stage) {
-        check_sum(stage, candidate::sum_5_unroll_last_warp);
-        time_sum(stage, candidate::sum_5_unroll_last_warp, reference::sum_4_first_add_during_load,
-                 reference::sum_5_unroll_last_warp);
-    });
-}
-
-TEST_CASE("stage 6: complete unroll", "[stage6]")
-{
-    wb::grade_stage(6, [](wb::Stage& stage) {
-        check_sum(stage, candidate::sum_6_complete_unroll);
-        time_sum(stage, candidate::sum_6_complete_unroll, reference::sum_5_unroll_last_warp,
-                 reference::sum_6_complete_unroll);
-    });
-}
-
-TEST_CASE("stage 7: many elements per thread", "[stage7]")
-{
-    wb::grade_stage(7, [](wb::Stage& stage) {
-        check_sum(stage, candidate::sum_7_many_per_thread);
-        time_sum(stage, candidate::sum_7_many_per_thread, reference::sum_6_complete_unroll,
-                 reference::sum_7_many_per_thread);
-    });
-}
-
-TEST_CASE("stage 8: warp-shuffle block reduction", "[stage8]")
-{
-    wb::grade_stage(8, [](wb::Stage& stage) {
-        check_sum(stage, candidate::sum_8_warp_shuffle);
-        check_shuffle_idea(stage, candidate::sum_8_warp_shuffle);
-        time_sum(stage, candidate::sum_8_warp_shuffle, reference::sum_7_many_per_thread, reference::sum_8_warp_shuffle);
-    });
-}
-
-TEST_CASE("stage 9: vectorised single pass", "[stage9]")
-{
-    wb::grade_stage(9, [](wb::Stage& stage) {
-        check_sum(stage, candidate::sum_9_vectorized_single_pass);
-        time_sum(stage, candidate::sum_9_vectorized_single_pass, reference::sum_8_warp_shuffle,
-                 reference::sum_9_vectorized_single_pass);
-    });
-}
-
-TEST_CASE("stage 10: dot product", "[stage10]")
-{
-    wb::grade_stage(10, [](wb::Stage& stage) {
-        check_dot(stage, candidate::dot_10_dot_product);
-        if (!stage.measures_speed()) return;   // nothing timed (CPU emulator, WORKBOOK_CORRECTNESS_ONLY): no large inputs
-        const int64_t n = kTimedElements;
-        wb::DeviceBuffer<float> x(n), y(n), product(n), out(kOutSlots);
-        wb::fill_uniform_device(x.data(), n, wb::seed() + 51, -1.f, 1.f, stage.stream());
-        wb::fill_uniform_device(y.data(), n, wb::seed() + 52, -1.f, 1.f, stage.stream());
-        wb::DeviceBuffer<float> w_candidate = zeroed_workspace(n), w_previous = zeroed_workspace(n),
-                                w_current = zeroed_workspace(n);
-        wb::SpeedCase speed;
-        speed.description = "2^26 floats in x and in y";
-        speed.candidate = [&](cudaStream_t s) {
-            candidate::dot_10_dot_product(x.data(), y.data(), out.data(), n, w_candidate.data(), s);
-        };
-        speed.current_reference = [&](cudaStream_t s) {
-            reference::dot_10_dot_product(x.data(), y.data(), out.data(), n, w_current.data(), s);
-        };
-        speed.previous_reference = [&](cudaStream_t s) {
-            ch02::multiply_pass(x.data(), y.data(), product.data(), n, s);
-            reference::sum_9_vectorized_single_pass(product.data(), out.data(), n, w_previous.data(), s);
-        };
-        speed.previous_label = "the unfused pair (x * y into a temporary array, then reference stage 9)";
-        speed.bytes = 8.0 * n;
-        speed.recheck = [&] {
-            Case c;
-            c.label = "2^26 floats";
-            c.x = x.download();
-            c.y = y.download();
-            finish_real(c);
-            recheck_large(stage, c, [&](float* o, float* w) {
-                candidate::dot_10_dot_product(x.data(), y.data(), o, n, w, stage.stream());
-            });
-        };
-        stage.check_speed(speed);
-    });
+    check_dot(stage, stages::candidate<10>);
+    if (!stage.measures_speed()) return;   // nothing timed (CPU emulator, WORKBOOK_CORRECTNESS_ONLY): no large inputs
+    const int64_t n = kTimedElements;
+    wb::DeviceBuffer<float> x(n), y(n), product(n), out(kOutSlots);
+    wb::fill_uniform_device(x.data(), n, wb::seed() + 51, -1.f, 1.f, stage.stream());
+    wb::fill_uniform_device(y.data(), n, wb::seed() + 52, -1.f, 1.f, stage.stream());
+    wb::DeviceBuffer<float> w_candidate = zeroed_workspace(n), w_previous = zeroed_workspace(n),
+                            w_current = zeroed_workspace(n);
+    wb::SpeedCase speed;
+    speed.description = "2^26 floats in x and in y";
+    speed.candidate = [&](cudaStream_t s) {
+        stages::candidate<10>(x.data(), y.data(), out.data(), n, w_candidate.data(), s);
+    };
+    speed.current_reference = [&](cudaStream_t s) {
+        stages::current<10>(x.data(), y.data(), out.data(), n, w_current.data(), s);
+    };
+    speed.previous_reference = [&](cudaStream_t s) {
+        ch02::multiply_pass(x.data(), y.data(), product.data(), n, s);
+        stages::previous<10>(product.data(), out.data(), n, w_previous.data(), s);   // reference stage 9
+    };
+    speed.previous_label = "the unfused pair (x * y into a temporary array, then reference stage 9)";
+    speed.bytes = 8.0 * n;
+    speed.recheck = [&] {
+        Case c;
+        c.label = "2^26 floats";
+        c.x = x.download();
+        c.y = y.download();
+        finish_real(c);
+        recheck_large(stage, c, [&](float* o, float* w) {
+            stages::candidate<10>(x.data(), y.data(), o, n, w, stage.stream());
+        });
+    };
+    stage.check_speed(speed);
 }
 
 // `make bench`: every reference stage at 2^28 floats (1 GiB), CUB's DeviceReduce::Sum timed in the
@@ -638,24 +572,12 @@ TEST_CASE("bench: chapter 2", "[.bench]")
         }),
         8.0 * n);
 
-    const struct {
-        SumLauncher f;
-        const char* name;
-    } stages[] = {
-        {reference::sum_1_interleaved, "stage 1: interleaved addressing"},
-        {reference::sum_2_strided_index, "stage 2: strided index"},
-        {reference::sum_3_sequential_addressing, "stage 3: sequential addressing"},
-        {reference::sum_4_first_add_during_load, "stage 4: first add during load"},
-        {reference::sum_5_unroll_last_warp, "stage 5: unroll the last warp"},
-        {reference::sum_6_complete_unroll, "stage 6: complete unroll"},
-        {reference::sum_7_many_per_thread, "stage 7: many elements per thread"},
-        {reference::sum_8_warp_shuffle, "stage 8: warp-shuffle block reduction"},
-    };
+    const auto sums = stages::reference_launchers<1, 8>();   // stage 9 is timed below, beside CUB
     const ch02::CubSum cub(n);
     auto sum_ladder = [&](int64_t size) {
-        for (int k = 0; k < 8; ++k) {
-            const SumLauncher f = stages[k].f;
-            row(size, "sum", stages[k].name, k + 1,
+        for (int id = 1; id <= 8; ++id) {
+            const SumLauncher f = sums[id - 1];
+            row(size, "sum", wb::stage_label(id), id,
                 wb::median_ms(s, [&](cudaStream_t st) { f(x.data(), out.data(), size, workspace.data(), st); }),
                 4.0 * size);
         }
@@ -663,12 +585,10 @@ TEST_CASE("bench: chapter 2", "[.bench]")
         const std::vector<double> ms = wb::interleaved_median_ms(
             s,
             {[&](cudaStream_t st) { cub.run(x.data(), out.data(), size, st); },
-             [&](cudaStream_t st) {
-                 reference::sum_9_vectorized_single_pass(x.data(), out.data(), size, workspace.data(), st);
-             }},
+             [&](cudaStream_t st) { stages::current<9>(x.data(), out.data(), size, workspace.data(), st); }},
             wb::TimingPlan{5, 50});
         row(size, "sum", "CUB DeviceReduce::Sum", 0, ms[0], 4.0 * size);
-        row(size, "sum", "stage 9: vectorised single pass", 9, ms[1], 4.0 * size);
+        row(size, "sum", wb::stage_label(9), 9, ms[1], 4.0 * size);
         std::printf("ratio at %lld floats: stage 9 is x%.3f the speed of CUB DeviceReduce::Sum (%.4f ms vs %.4f ms, "
                     "same run)\n",
                     static_cast<long long>(size), ms[0] / ms[1], ms[1], ms[0]);
@@ -679,14 +599,17 @@ TEST_CASE("bench: chapter 2", "[.bench]")
         wb::median_ms(s,
                       [&](cudaStream_t st) {
                           ch02::multiply_pass(x.data(), y.data(), tmp.data(), n, st);
-                          reference::sum_9_vectorized_single_pass(tmp.data(), out.data(), n, workspace.data(), st);
+                          stages::current<9>(tmp.data(), out.data(), n, workspace.data(), st);
                       }),
         8.0 * n);
-    row(n, "dot", "stage 10: dot product", 10,
+    row(n, "dot", wb::stage_label(10), 10,
         wb::median_ms(s, [&](cudaStream_t st) {
-            reference::dot_10_dot_product(x.data(), y.data(), out.data(), n, workspace.data(), st);
+            stages::current<10>(x.data(), y.data(), out.data(), n, workspace.data(), st);
         }),
         8.0 * n);
 
     sum_ladder(int64_t(1) << 20);
 }
+
+// One test case per stage of stages.json ("stage K: <title>", tag [stageK]), each running grade_stage_case<K>.
+WORKBOOK_STAGE_TEST_CASES()

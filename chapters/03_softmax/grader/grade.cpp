@@ -1,14 +1,8 @@
 // Chapter 3 grader: every stage against a float64 CPU reference on adversarial rows, then timed
 // against the reference stages in the same run. See harness/stage.hpp for the rules.
-#define WORKBOOK_TRACK reference
-#include "03_softmax/stages.cuh"
-#undef WORKBOOK_TRACK
-#define WORKBOOK_TRACK learner
-#include "03_softmax/stages.cuh"
-#undef WORKBOOK_TRACK
+#include "harness/chapter_grader.hpp"   // the stages of stages.json: both tracks, launchers, test cases
 
 #include "03_softmax/grader/reference.hpp"
-#include "harness/chapter_grader.hpp"
 #include "harness/sampling.hpp"
 
 #include <cfloat>
@@ -208,75 +202,71 @@ void time_stage(wb::Stage& stage, Launcher<float> candidate, Launcher<float> pre
 
 }  // namespace
 
-TEST_CASE("stage 1: three kernels", "[stage1]")
+namespace stages = wb::stages;   // candidate<K>, previous<K>, current<K>: the launchers of stage K
+
+/// Every row length up to 65537, then timed on 65536 x 1024 against reference stages K - 1 and K.
+template <int K>
+void grade_stage_case(wb::Stage& stage)
 {
-    wb::grade_stage(1, [](wb::Stage& stage) {
-        check_all<float>(stage, candidate::softmax_1_three_kernels, 65537);
-        if (!stage.measures_speed()) return;   // nothing timed (CPU emulator, WORKBOOK_CORRECTNESS_ONLY): no large inputs
-        // No target: report the bandwidth on the shape stage 2 is timed on.
-        wb::DeviceBuffer<float> x(65536 * 1024), y(65536 * 1024);
-        wb::fill_uniform_device(x.data(), 65536 * 1024, wb::seed() + 30, -8.f, 8.f, stage.stream());
-        wb::SpeedCase speed;
-        speed.description = "65536 x 1024 floats";
-        speed.candidate = [&](cudaStream_t s) { candidate::softmax_1_three_kernels(x.data(), y.data(), 65536, 1024, s); };
-        speed.current_reference = [&](cudaStream_t s) {
-            reference::softmax_1_three_kernels(x.data(), y.data(), 65536, 1024, s);
-        };
-        speed.bytes = 2.0 * 65536 * 1024 * sizeof(float);
-        speed.recheck = [&] {
-            y.poison();
-            stage.run(speed.candidate);
-            recheck_rows(stage, x, y, 65536, 1024, depth_of(1, 1024), Kind::softmax);
-        };
-        stage.check_speed(speed);
-    });
+    check_all<float>(stage, stages::candidate<K>, 65537);
+    time_stage(stage, stages::candidate<K>, stages::previous<K>, stages::current<K>, 65536, 1024);
 }
 
-TEST_CASE("stage 2: one block per row", "[stage2]")
+/// Stage 1 has no speed target: its bandwidth is reported on the shape stage 2 is timed on.
+template <>
+void grade_stage_case<1>(wb::Stage& stage)
 {
-    wb::grade_stage(2, [](wb::Stage& stage) {
-        check_all<float>(stage, candidate::softmax_2_block_per_row, 65537);
-        time_stage(stage, candidate::softmax_2_block_per_row, reference::softmax_1_three_kernels,
-                   reference::softmax_2_block_per_row, 65536, 1024);
-    });
+    check_all<float>(stage, stages::candidate<1>, 65537);
+    if (!stage.measures_speed()) return;   // nothing timed (CPU emulator, WORKBOOK_CORRECTNESS_ONLY): no large inputs
+    wb::DeviceBuffer<float> x(65536 * 1024), y(65536 * 1024);
+    wb::fill_uniform_device(x.data(), 65536 * 1024, wb::seed() + 30, -8.f, 8.f, stage.stream());
+    wb::SpeedCase speed;
+    speed.description = "65536 x 1024 floats";
+    speed.candidate = [&](cudaStream_t s) { stages::candidate<1>(x.data(), y.data(), 65536, 1024, s); };
+    speed.current_reference = [&](cudaStream_t s) { stages::current<1>(x.data(), y.data(), 65536, 1024, s); };
+    speed.bytes = 2.0 * 65536 * 1024 * sizeof(float);
+    speed.recheck = [&] {
+        y.poison();
+        stage.run(speed.candidate);
+        recheck_rows(stage, x, y, 65536, 1024, depth_of(1, 1024), Kind::softmax);
+    };
+    stage.check_speed(speed);
 }
 
-TEST_CASE("stage 3: one warp per row", "[stage3]")
+/// Stage 3: a warp per row pays off on short rows: timed on 524288 x 128.
+template <>
+void grade_stage_case<3>(wb::Stage& stage)
 {
-    wb::grade_stage(3, [](wb::Stage& stage) {
-        check_all<float>(stage, candidate::softmax_3_warp_per_row, 65537);
-        time_stage(stage, candidate::softmax_3_warp_per_row, reference::softmax_2_block_per_row,
-                   reference::softmax_3_warp_per_row, 524288, 128);
-    });
+    check_all<float>(stage, stages::candidate<3>, 65537);
+    time_stage(stage, stages::candidate<3>, stages::previous<3>, stages::current<3>, 524288, 128);
 }
 
-TEST_CASE("stage 4: row in registers", "[stage4]")
+/// Stage 4 keeps a row in registers: rows up to ch03::kWarpRegistersMaxCols only.
+template <>
+void grade_stage_case<4>(wb::Stage& stage)
 {
-    wb::grade_stage(4, [](wb::Stage& stage) {
-        check_all<float>(stage, candidate::softmax_4_warp_registers, ch03::kWarpRegistersMaxCols);
-        time_stage(stage, candidate::softmax_4_warp_registers, reference::softmax_3_warp_per_row,
-                   reference::softmax_4_warp_registers, 65536, 1024);
-    });
+    check_all<float>(stage, stages::candidate<4>, ch03::kWarpRegistersMaxCols);
+    time_stage(stage, stages::candidate<4>, stages::previous<4>, stages::current<4>, 65536, 1024);
 }
 
-TEST_CASE("stage 5: online softmax", "[stage5]")
+/// Stage 5 (online, one block per row) is timed on long rows against the other block-per-row stage.
+template <>
+void grade_stage_case<5>(wb::Stage& stage)
 {
-    wb::grade_stage(5, [](wb::Stage& stage) {
-        check_all<float>(stage, candidate::softmax_5_online, 65537);
-        time_stage(stage, candidate::softmax_5_online, reference::softmax_2_block_per_row, reference::softmax_5_online,
-                   2048, 32768, "reference stage 2 (the other block-per-row stage)");
-    });
+    check_all<float>(stage, stages::candidate<5>, 65537);
+    time_stage(stage, stages::candidate<5>, stages::current<2>, stages::current<5>, 2048, 32768,
+               "reference stage 2 (the other block-per-row stage)");
 }
 
-TEST_CASE("stage 6: dispatch, fp16, log-softmax", "[stage6]")
+/// Stage 6: the dispatch in float, in half precision and as log-softmax; timed on the narrowest rows.
+template <>
+void grade_stage_case<6>(wb::Stage& stage)
 {
-    wb::grade_stage(6, [](wb::Stage& stage) {
-        check_all<float>(stage, candidate::softmax_6_dispatch, 65537);
-        check_all<__half>(stage, candidate::softmax_6_dispatch_half, 131073, Kind::softmax, {131073});
-        check_all<float>(stage, candidate::log_softmax_6_dispatch, 65537, Kind::log_softmax);
-        time_stage(stage, candidate::softmax_6_dispatch, reference::softmax_4_warp_registers,
-                   reference::softmax_6_dispatch, 2097152, 32, "reference stage 4 (whole warps per row)");
-    });
+    check_all<float>(stage, stages::candidate<6>, 65537);
+    check_all<__half>(stage, candidate::softmax_6_dispatch_half, 131073, Kind::softmax, {131073});
+    check_all<float>(stage, candidate::log_softmax_6_dispatch, 65537, Kind::log_softmax);
+    time_stage(stage, stages::candidate<6>, stages::current<4>, stages::current<6>, 2097152, 32,
+               "reference stage 4 (whole warps per row)");
 }
 
 // `make bench`: the reference stages at the shapes of the OneFlow softmax article, fp32 and fp16.
@@ -306,17 +296,18 @@ TEST_CASE("bench: chapter 3", "[.bench]")
         auto f32 = [&](Launcher<float> f) {
             return [&, f](cudaStream_t st) { f(x.data(), y.data(), rows, cols, st); };
         };
-        if (cols <= 1024) row("softmax", "stage 1: three kernels", 1, "float32", 4, f32(reference::softmax_1_three_kernels));
-        row("softmax", "stage 2: one block per row", 2, "float32", 4, f32(reference::softmax_2_block_per_row));
-        row("softmax", "stage 3: one warp per row", 3, "float32", 4, f32(reference::softmax_3_warp_per_row));
-        if (cols <= ch03::kWarpRegistersMaxCols) {
-            row("softmax", "stage 4: row in registers", 4, "float32", 4, f32(reference::softmax_4_warp_registers));
+        const auto softmax = stages::reference_launchers();   // every stage, float32
+        for (int id = 1; id <= wb::generated::kStageCount; ++id) {
+            if (id == 1 && cols > 1024) continue;                              // too slow on long rows
+            if (id == 4 && cols > ch03::kWarpRegistersMaxCols) continue;   // rows in registers only
+            row("softmax", wb::stage_label(id), id, "float32", 4, f32(softmax[id - 1]));
         }
-        row("softmax", "stage 5: online softmax", 5, "float32", 4, f32(reference::softmax_5_online));
-        row("softmax", "stage 6: dispatch", 6, "float32", 4, f32(reference::softmax_6_dispatch));
-        row("softmax", "stage 6: dispatch (fp16)", 6, "float16", 2, [&](cudaStream_t st) {
+        row("softmax", wb::stage_label(6) + " (fp16)", 6, "float16", 2, [&](cudaStream_t st) {
             reference::softmax_6_dispatch_half(hx.data(), hy.data(), rows, cols, st);
         });
-        row("log_softmax", "stage 6: dispatch", 6, "float32", 4, f32(reference::log_softmax_6_dispatch));
+        row("log_softmax", wb::stage_label(6), 6, "float32", 4, f32(reference::log_softmax_6_dispatch));
     }
 }
+
+// One test case per stage of stages.json ("stage K: <title>", tag [stageK]), each running grade_stage_case<K>.
+WORKBOOK_STAGE_TEST_CASES()

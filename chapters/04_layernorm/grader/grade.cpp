@@ -1,14 +1,8 @@
 // Chapter 4 grader: every stage against a float64 CPU reference on adversarial rows, then timed
 // against the reference stages in the same run. See harness/stage.hpp for the rules.
-#define WORKBOOK_TRACK reference
-#include "04_layernorm/stages.cuh"
-#undef WORKBOOK_TRACK
-#define WORKBOOK_TRACK learner
-#include "04_layernorm/stages.cuh"
-#undef WORKBOOK_TRACK
+#include "harness/chapter_grader.hpp"   // the stages of stages.json: both tracks, launchers, test cases
 
 #include "04_layernorm/grader/reference.hpp"
-#include "harness/chapter_grader.hpp"
 #include "harness/sampling.hpp"
 
 #include <cmath>
@@ -374,60 +368,51 @@ void time_stage(wb::Stage& stage, Launcher<float> candidate, Launcher<float> pre
 
 }  // namespace
 
-TEST_CASE("stage 1: two kernels", "[stage1]")
+namespace stages = wb::stages;   // candidate<K>, previous<K>, current<K>: the launchers of stage K
+
+/// Every row length up to 65537, then timed on 65536 x 1024 against reference stages K - 1 and K.
+template <int K>
+void grade_stage_case(wb::Stage& stage)
 {
-    wb::grade_stage(1, [](wb::Stage& stage) {
-        check_all<float>(stage, candidate::layernorm_1_two_kernels, 65537);
-        time_stage(stage, candidate::layernorm_1_two_kernels, nullptr, reference::layernorm_1_two_kernels, 65536, 1024);
-    });
+    check_all<float>(stage, stages::candidate<K>, 65537);
+    time_stage(stage, stages::candidate<K>, stages::previous<K>, stages::current<K>, 65536, 1024);
 }
 
-TEST_CASE("stage 2: one warp per row, naive variance", "[stage2]")
+/// Stage 3 is timed against stage 1: stage 2, faster, is wrong on some inputs (the naive variance).
+template <>
+void grade_stage_case<3>(wb::Stage& stage)
 {
-    wb::grade_stage(2, [](wb::Stage& stage) {
-        check_all<float>(stage, candidate::layernorm_2_warp_naive, 65537);
-        time_stage(stage, candidate::layernorm_2_warp_naive, reference::layernorm_1_two_kernels,
-                   reference::layernorm_2_warp_naive, 65536, 1024);
-    });
+    check_all<float>(stage, stages::candidate<3>, 65537);
+    time_stage(stage, stages::candidate<3>, stages::current<1>, stages::current<3>, 65536, 1024,
+               "reference stage 1 (the last stage right on every input)");
 }
 
-TEST_CASE("stage 3: one warp per row, Welford", "[stage3]")
+/// Stage 4 keeps a row in registers: rows up to ch04::kWarpRegistersMaxCols only.
+template <>
+void grade_stage_case<4>(wb::Stage& stage)
 {
-    wb::grade_stage(3, [](wb::Stage& stage) {
-        check_all<float>(stage, candidate::layernorm_3_warp_welford, 65537);
-        time_stage(stage, candidate::layernorm_3_warp_welford, reference::layernorm_1_two_kernels,
-                   reference::layernorm_3_warp_welford, 65536, 1024,
-                   "reference stage 1 (the last stage right on every input)");
-    });
+    check_all<float>(stage, stages::candidate<4>, ch04::kWarpRegistersMaxCols);
+    time_stage(stage, stages::candidate<4>, stages::previous<4>, stages::current<4>, 65536, 1024);
 }
 
-TEST_CASE("stage 4: row in registers", "[stage4]")
+/// Stage 5 keeps a row in shared memory: rows that fit; timed on long rows against stage 3.
+template <>
+void grade_stage_case<5>(wb::Stage& stage)
 {
-    wb::grade_stage(4, [](wb::Stage& stage) {
-        check_all<float>(stage, candidate::layernorm_4_warp_registers, ch04::kWarpRegistersMaxCols);
-        time_stage(stage, candidate::layernorm_4_warp_registers, reference::layernorm_3_warp_welford,
-                   reference::layernorm_4_warp_registers, 65536, 1024);
-    });
+    check_all<float>(stage, stages::candidate<5>, std::min<int64_t>(smem_max_cols(), 32771));
+    time_stage(stage, stages::candidate<5>, stages::current<3>, stages::current<5>, 8192, 8192,
+               "reference stage 3 (one warp per row)");
 }
 
-TEST_CASE("stage 5: one block per row, shared memory", "[stage5]")
+/// Stage 6: the dispatch in float, fp16 and bf16; timed on the narrowest rows against stage 4.
+template <>
+void grade_stage_case<6>(wb::Stage& stage)
 {
-    wb::grade_stage(5, [](wb::Stage& stage) {
-        check_all<float>(stage, candidate::layernorm_5_block_smem, std::min<int64_t>(smem_max_cols(), 32771));
-        time_stage(stage, candidate::layernorm_5_block_smem, reference::layernorm_3_warp_welford,
-                   reference::layernorm_5_block_smem, 8192, 8192, "reference stage 3 (one warp per row)");
-    });
-}
-
-TEST_CASE("stage 6: dispatch, fp16, bf16", "[stage6]")
-{
-    wb::grade_stage(6, [](wb::Stage& stage) {
-        check_all<float>(stage, candidate::layernorm_6_dispatch, 65537);
-        check_all<__half>(stage, candidate::layernorm_6_dispatch_half, 131073, {131073});
-        check_all<__nv_bfloat16>(stage, candidate::layernorm_6_dispatch_bf16, 131073, {131073});
-        time_stage(stage, candidate::layernorm_6_dispatch, reference::layernorm_4_warp_registers,
-                   reference::layernorm_6_dispatch, 2097152, 32, "reference stage 4 (whole warps per row)");
-    });
+    check_all<float>(stage, stages::candidate<6>, 65537);
+    check_all<__half>(stage, candidate::layernorm_6_dispatch_half, 131073, {131073});
+    check_all<__nv_bfloat16>(stage, candidate::layernorm_6_dispatch_bf16, 131073, {131073});
+    time_stage(stage, stages::candidate<6>, stages::current<4>, stages::current<6>, 2097152, 32,
+               "reference stage 4 (whole warps per row)");
 }
 
 // `make bench`: the reference stages at the shapes of the OneFlow softmax article, fp32, fp16, bf16.
@@ -468,23 +453,22 @@ TEST_CASE("bench: chapter 4", "[.bench]")
                 f(x.data(), gamma.data(), beta.data(), y.data(), mean.data(), rstd.data(), rows, cols, kEps, st);
             };
         };
-        row("stage 1: two kernels", 1, "float32", 4, f32(reference::layernorm_1_two_kernels));
-        row("stage 2: one warp per row, naive variance", 2, "float32", 4, f32(reference::layernorm_2_warp_naive));
-        row("stage 3: one warp per row, Welford", 3, "float32", 4, f32(reference::layernorm_3_warp_welford));
-        if (cols <= ch04::kWarpRegistersMaxCols) {
-            row("stage 4: row in registers", 4, "float32", 4, f32(reference::layernorm_4_warp_registers));
+        const auto layernorm = stages::reference_launchers();   // every stage, float32
+        for (int id = 1; id <= wb::generated::kStageCount; ++id) {
+            if (id == 4 && cols > ch04::kWarpRegistersMaxCols) continue;   // rows in registers only
+            if (id == 5 && cols > smem_max_cols()) continue;               // rows in shared memory only
+            row(wb::stage_label(id), id, "float32", 4, f32(layernorm[id - 1]));
         }
-        if (cols <= smem_max_cols()) {
-            row("stage 5: one block per row, shared memory", 5, "float32", 4, f32(reference::layernorm_5_block_smem));
-        }
-        row("stage 6: dispatch", 6, "float32", 4, f32(reference::layernorm_6_dispatch));
-        row("stage 6: dispatch (fp16)", 6, "float16", 2, [&](cudaStream_t st) {
+        row(wb::stage_label(6) + " (fp16)", 6, "float16", 2, [&](cudaStream_t st) {
             reference::layernorm_6_dispatch_half(hx.data(), hgamma.data(), hbeta.data(), hy.data(), mean.data(),
                                                  rstd.data(), rows, cols, kEps, st);
         });
-        row("stage 6: dispatch (bf16)", 6, "bfloat16", 2, [&](cudaStream_t st) {
+        row(wb::stage_label(6) + " (bf16)", 6, "bfloat16", 2, [&](cudaStream_t st) {
             reference::layernorm_6_dispatch_bf16(bx.data(), bgamma.data(), bbeta.data(), by.data(), mean.data(),
                                                  rstd.data(), rows, cols, kEps, st);
         });
     }
 }
+
+// One test case per stage of stages.json ("stage K: <title>", tag [stageK]), each running grade_stage_case<K>.
+WORKBOOK_STAGE_TEST_CASES()

@@ -1,16 +1,11 @@
 // Chapter 5 grader: every stage against the CPU transpose on adversarial shapes, one large shape
 // checked on the GPU, then timed against the reference stages in the same run.
 // See harness/stage.hpp for the rules.
-#define WORKBOOK_TRACK reference
-#include "05_transpose/stages.cuh"
-#undef WORKBOOK_TRACK
-#define WORKBOOK_TRACK learner
-#include "05_transpose/stages.cuh"
-#undef WORKBOOK_TRACK
+#include "harness/chapter_grader.hpp"   // the stages of stages.json: both tracks, launchers, test cases
 
 #include "05_transpose/grader/device_check.hpp"
 #include "05_transpose/grader/reference.hpp"
-#include "harness/chapter_grader.hpp"
+#include "harness/emulated_profile.hpp"
 
 #include <algorithm>
 
@@ -178,61 +173,47 @@ void check_transpose_idea(wb::Stage& stage, Launcher transpose, int stage_id)
                      });
 }
 
-void grade(wb::Stage& stage, Launcher candidate_stage, Launcher previous, Launcher current)
+/// The same stages, instrumented, for the emulator's memory-behaviour counters (chapter_grader.hpp).
+struct CountedStages {
+    Launcher candidate;
+    Launcher previous;   ///< nullptr for stage 1
+    Launcher current;
+};
+
+/// On the CPU emulator: sectors per request and bank conflicts of the stage beside reference stages
+/// k-1 and k, on one small square of whole 64 x 64 tiles (every stage's tiles are full there).
+void compare_memory(wb::Stage& stage, const CountedStages& counted_stages)
+{
+    if (!wb::emulated()) return;
+    constexpr int64_t kSide = 128;
+    wb::Rng rng(57);
+    wb::DeviceBuffer<float> in(wb::uniform_floats(kSide * kSide, -1.f, 1.f, rng)), out(kSide * kSide);
+    auto launch_of = [&](Launcher f) -> wb::Launch {
+        if (!f) return nullptr;
+        return [&, f](cudaStream_t s) { f(in.data(), out.data(), kSide, kSide, s); };
+    };
+    stage.compare_memory_behaviour({shape_label(kSide, kSide) + " floats", launch_of(counted_stages.candidate),
+                                    launch_of(counted_stages.previous), launch_of(counted_stages.current)});
+}
+
+void grade(wb::Stage& stage, Launcher candidate_stage, Launcher previous, Launcher current,
+           const CountedStages& counted_stages)
 {
     check_transpose(stage, candidate_stage);
     const int id = stage.info().id;
     if (id == 3 || id == 5 || id == 6) check_transpose_idea(stage, candidate_stage, id);
+    compare_memory(stage, counted_stages);
     time_transpose(stage, candidate_stage, previous, current);
 }
 
 }  // namespace
 
-TEST_CASE("stage 1: naive transpose", "[stage1]")
+/// Every stage: the shapes of grade(), then timed against reference stages K - 1 and K.
+template <int K>
+void grade_stage_case(wb::Stage& stage)
 {
-    wb::grade_stage(1, [](wb::Stage& stage) {
-        grade(stage, candidate::transpose_1_naive, nullptr, reference::transpose_1_naive);
-    });
-}
-
-TEST_CASE("stage 2: coalesced writes, __ldg reads", "[stage2]")
-{
-    wb::grade_stage(2, [](wb::Stage& stage) {
-        grade(stage, candidate::transpose_2_coalesced_writes, reference::transpose_1_naive,
-              reference::transpose_2_coalesced_writes);
-    });
-}
-
-TEST_CASE("stage 3: shared-memory tile", "[stage3]")
-{
-    wb::grade_stage(3, [](wb::Stage& stage) {
-        grade(stage, candidate::transpose_3_shared_tile, reference::transpose_2_coalesced_writes,
-              reference::transpose_3_shared_tile);
-    });
-}
-
-TEST_CASE("stage 4: padded tile", "[stage4]")
-{
-    wb::grade_stage(4, [](wb::Stage& stage) {
-        grade(stage, candidate::transpose_4_padded_tile, reference::transpose_3_shared_tile,
-              reference::transpose_4_padded_tile);
-    });
-}
-
-TEST_CASE("stage 5: eight elements per thread", "[stage5]")
-{
-    wb::grade_stage(5, [](wb::Stage& stage) {
-        grade(stage, candidate::transpose_5_multi_element, reference::transpose_4_padded_tile,
-              reference::transpose_5_multi_element);
-    });
-}
-
-TEST_CASE("stage 6: 64 x 64 float2 tiles, down the columns", "[stage6]")
-{
-    wb::grade_stage(6, [](wb::Stage& stage) {
-        grade(stage, candidate::transpose_6_vectorized, reference::transpose_5_multi_element,
-              reference::transpose_6_vectorized);
-    });
+    grade(stage, wb::stages::candidate<K>, wb::stages::previous<K>, wb::stages::current<K>,
+          {wb::stages::counted_candidate<K>, wb::stages::counted_previous<K>, wb::stages::counted_current<K>});
 }
 
 // `make bench`: every reference stage at the anchor shapes, next to a plain device copy of the same
@@ -242,12 +223,7 @@ TEST_CASE("bench: chapter 5", "[.bench]")
     if (!wb::bench_can_run()) return;
     wb::Stream stream;
     const cudaStream_t s = stream.get();
-    const Launcher stages[] = {reference::transpose_1_naive, reference::transpose_2_coalesced_writes,
-                               reference::transpose_3_shared_tile, reference::transpose_4_padded_tile,
-                               reference::transpose_5_multi_element, reference::transpose_6_vectorized};
-    const char* names[] = {"stage 1: naive",        "stage 2: coalesced writes, __ldg reads",
-                           "stage 3: shared tile",  "stage 4: padded tile",
-                           "stage 5: 8 elements per thread", "stage 6: 64 x 64 float2 tiles, down the columns"};
+    const auto stages = wb::stages::reference_launchers();
     for (int64_t side : {4096, 8192, 16384}) {
         const int64_t n = side * side;
         const double bytes = 2.0 * n * sizeof(float);
@@ -260,11 +236,14 @@ TEST_CASE("bench: chapter 5", "[.bench]")
                                                                cudaMemcpyDeviceToDevice, st));
                              }),
                              bytes, 0.0, 0});
-        for (int k = 0; k < 6; ++k) {
-            const Launcher f = stages[k];
-            wb::print_bench_row({"transpose", names[k], shape, "float32",
+        for (int id = 1; id <= wb::generated::kStageCount; ++id) {
+            const Launcher f = stages[id - 1];
+            wb::print_bench_row({"transpose", wb::stage_label(id), shape, "float32",
                                  wb::median_ms(s, [&](cudaStream_t st) { f(in.data(), out.data(), side, side, st); }),
-                                 bytes, 0.0, k + 1});
+                                 bytes, 0.0, id});
         }
     }
 }
+
+// One test case per stage of stages.json ("stage K: <title>", tag [stageK]), each running grade_stage_case<K>.
+WORKBOOK_STAGE_TEST_CASES()

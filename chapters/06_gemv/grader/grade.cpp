@@ -2,16 +2,10 @@
 // random values (within the error bound of a float32 dot product), then timed against the
 // reference stages (the last stage: against cuBLAS) in the same run.
 // See harness/stage.hpp for the rules.
-#define WORKBOOK_TRACK reference
-#include "06_gemv/stages.cuh"
-#undef WORKBOOK_TRACK
-#define WORKBOOK_TRACK learner
-#include "06_gemv/stages.cuh"
-#undef WORKBOOK_TRACK
+#include "harness/chapter_grader.hpp"   // the stages of stages.json: both tracks, launchers, test cases
 
 #include "06_gemv/grader/baselines.hpp"
 #include "06_gemv/grader/reference.hpp"
-#include "harness/chapter_grader.hpp"
 
 #include <utility>
 
@@ -127,77 +121,66 @@ void time_gemv(wb::Stage& stage, Launcher gemv, Launcher previous, Launcher curr
 
 }  // namespace
 
-TEST_CASE("stage 1: one thread per row", "[stage1]")
+namespace stages = wb::stages;   // candidate<K>, previous<K>, current<K>: the launchers of stage K
+
+/// Every shape of check_gemv, then timed on 65536 x 4096 against reference stages K - 1 and K.
+template <int K>
+void grade_stage_case(wb::Stage& stage)
 {
-    wb::grade_stage(1, [](wb::Stage& stage) {
-        check_gemv(stage, candidate::gemv_1_thread_per_row);
-        time_gemv(stage, candidate::gemv_1_thread_per_row, nullptr, reference::gemv_1_thread_per_row, {65536, 4096});
-    });
+    check_gemv(stage, stages::candidate<K>);
+    time_gemv(stage, stages::candidate<K>, stages::previous<K>, stages::current<K>, {65536, 4096});
 }
 
-TEST_CASE("stage 2: one warp per row", "[stage2]")
+/// Stage 3: a wide matrix: 1024 rows are only 1024 warps, so what each warp keeps in flight decides.
+template <>
+void grade_stage_case<3>(wb::Stage& stage)
 {
-    wb::grade_stage(2, [](wb::Stage& stage) {
-        check_gemv(stage, candidate::gemv_2_warp_per_row);
-        time_gemv(stage, candidate::gemv_2_warp_per_row, reference::gemv_1_thread_per_row,
-                  reference::gemv_2_warp_per_row, {65536, 4096});
-    });
+    check_gemv(stage, stages::candidate<3>);
+    time_gemv(stage, stages::candidate<3>, stages::previous<3>, stages::current<3>, {1024, 262144});
 }
 
-TEST_CASE("stage 3: float4 loads", "[stage3]")
+/// Stage 4: groups of lanes per row pay off on short rows: timed on 4194304 x 32.
+template <>
+void grade_stage_case<4>(wb::Stage& stage)
 {
-    wb::grade_stage(3, [](wb::Stage& stage) {
-        check_gemv(stage, candidate::gemv_3_float4);
-        // A wide matrix: 1024 rows are only 1024 warps, so what each warp keeps in flight decides.
-        time_gemv(stage, candidate::gemv_3_float4, reference::gemv_2_warp_per_row, reference::gemv_3_float4,
-                  {1024, 262144});
-    });
+    check_gemv(stage, stages::candidate<4>);
+    time_gemv(stage, stages::candidate<4>, stages::previous<4>, stages::current<4>, {4194304, 32});
 }
 
-TEST_CASE("stage 4: groups of lanes per row", "[stage4]")
+/// Stage 5: one block per row pays off on long rows: timed on 1024 x 262144.
+template <>
+void grade_stage_case<5>(wb::Stage& stage)
 {
-    wb::grade_stage(4, [](wb::Stage& stage) {
-        check_gemv(stage, candidate::gemv_4_subwarp);
-        time_gemv(stage, candidate::gemv_4_subwarp, reference::gemv_3_float4, reference::gemv_4_subwarp,
-                  {4194304, 32});
-    });
+    check_gemv(stage, stages::candidate<5>);
+    time_gemv(stage, stages::candidate<5>, stages::previous<5>, stages::current<5>, {1024, 262144});
 }
 
-TEST_CASE("stage 5: one block per row", "[stage5]")
+/// Stage 6: the dispatch, timed on the five benchmark shapes in a row against cuBLAS.
+template <>
+void grade_stage_case<6>(wb::Stage& stage)
 {
-    wb::grade_stage(5, [](wb::Stage& stage) {
-        check_gemv(stage, candidate::gemv_5_block_per_row);
-        time_gemv(stage, candidate::gemv_5_block_per_row, reference::gemv_4_subwarp, reference::gemv_5_block_per_row,
-                  {1024, 262144});
-    });
-}
-
-TEST_CASE("stage 6: dispatch by K", "[stage6]")
-{
-    wb::grade_stage(6, [](wb::Stage& stage) {
-        check_gemv(stage, candidate::gemv_6_dispatch);
-        // Timed: the five benchmark shapes one after the other, against cuBLAS on the same shapes.
-        if (!stage.measures_speed()) return;   // nothing timed (CPU emulator, WORKBOOK_CORRECTNESS_ONLY): no large inputs
-        TimedInputs in(stage.stream());
-        auto all_shapes = [&](Launcher f) {
-            return [&, f](cudaStream_t st) {
-                for (const Shape& s : kBenchShapes) f(in.A.data(), in.x.data(), in.y.data(), s.M, s.K, st);
-            };
+    check_gemv(stage, stages::candidate<6>);
+    // Timed: the five benchmark shapes one after the other, against cuBLAS on the same shapes.
+    if (!stage.measures_speed()) return;   // nothing timed (CPU emulator, WORKBOOK_CORRECTNESS_ONLY): no large inputs
+    TimedInputs in(stage.stream());
+    auto all_shapes = [&](Launcher f) {
+        return [&, f](cudaStream_t st) {
+            for (const Shape& s : kBenchShapes) f(in.A.data(), in.x.data(), in.y.data(), s.M, s.K, st);
         };
-        double bytes = 0.0;
-        for (const Shape& s : kBenchShapes) bytes += gemv_bytes(s);
-        wb::SpeedCase speed;
-        speed.description = "16384 x 16384, 65536 x 4096, 4096 x 65536, 1048576 x 128, 4194304 x 32 in a row";
-        speed.candidate = all_shapes(candidate::gemv_6_dispatch);
-        speed.current_reference = all_shapes(reference::gemv_6_dispatch);
-        speed.previous_reference = all_shapes(ch06::cublas_gemv);
-        speed.previous_label = "cuBLAS cublasSgemv on the same shapes";
-        speed.bytes = bytes;
-        speed.recheck = [&] {
-            for (const Shape& s : kBenchShapes) recheck(stage, candidate::gemv_6_dispatch, in, s);
-        };
-        stage.check_speed(speed);
-    });
+    };
+    double bytes = 0.0;
+    for (const Shape& s : kBenchShapes) bytes += gemv_bytes(s);
+    wb::SpeedCase speed;
+    speed.description = "16384 x 16384, 65536 x 4096, 4096 x 65536, 1048576 x 128, 4194304 x 32 in a row";
+    speed.candidate = all_shapes(stages::candidate<6>);
+    speed.current_reference = all_shapes(stages::current<6>);
+    speed.previous_reference = all_shapes(ch06::cublas_gemv);
+    speed.previous_label = "cuBLAS cublasSgemv on the same shapes";
+    speed.bytes = bytes;
+    speed.recheck = [&] {
+        for (const Shape& s : kBenchShapes) recheck(stage, stages::candidate<6>, in, s);
+    };
+    stage.check_speed(speed);
 }
 
 // `make bench`: cuBLAS and every reference stage at the five anchor shapes.
@@ -207,11 +190,7 @@ TEST_CASE("bench: chapter 6", "[.bench]")
     wb::Stream stream;
     const cudaStream_t s = stream.get();
     TimedInputs in(s);
-    const Launcher stages[] = {reference::gemv_1_thread_per_row, reference::gemv_2_warp_per_row,
-                               reference::gemv_3_float4,         reference::gemv_4_subwarp,
-                               reference::gemv_5_block_per_row,  reference::gemv_6_dispatch};
-    const char* names[] = {"stage 1: thread per row",  "stage 2: warp per row", "stage 3: float4",
-                           "stage 4: lane groups",     "stage 5: block per row", "stage 6: dispatch by K"};
+    const auto ladder = stages::reference_launchers();
     for (const Shape& shape : kBenchShapes) {
         const std::string label = "[" + std::to_string(shape.M) + ", " + std::to_string(shape.K) + "]";
         auto time = [&](Launcher f) {
@@ -219,8 +198,12 @@ TEST_CASE("bench: chapter 6", "[.bench]")
         };
         wb::print_bench_row({"gemv", "cuBLAS cublasSgemv", label, "float32", time(ch06::cublas_gemv), gemv_bytes(shape),
                              0.0, 0});
-        for (int k = 0; k < 6; ++k) {
-            wb::print_bench_row({"gemv", names[k], label, "float32", time(stages[k]), gemv_bytes(shape), 0.0, k + 1});
+        for (int id = 1; id <= wb::generated::kStageCount; ++id) {
+            wb::print_bench_row({"gemv", wb::stage_label(id), label, "float32", time(ladder[id - 1]), gemv_bytes(shape),
+                                 0.0, id});
         }
     }
 }
+
+// One test case per stage of stages.json ("stage K: <title>", tag [stageK]), each running grade_stage_case<K>.
+WORKBOOK_STAGE_TEST_CASES()

@@ -1,16 +1,10 @@
 // Chapter 7 grader: every stage on small and odd shapes against a float64 CPU reference, on large
 // shapes against cuBLAS (TF32 off), then timed against the reference stages in the same run. See
 // harness/stage.hpp for the rules and chapters/07_sgemm/grader/reference.hpp for the tolerances.
-#define WORKBOOK_TRACK reference
-#include "07_sgemm/stages.cuh"
-#undef WORKBOOK_TRACK
-#define WORKBOOK_TRACK learner
-#include "07_sgemm/stages.cuh"
-#undef WORKBOOK_TRACK
+#include "harness/chapter_grader.hpp"   // the stages of stages.json: both tracks, launchers, test cases
 
 #include "07_sgemm/grader/baselines.hpp"
 #include "07_sgemm/grader/reference.hpp"
-#include "harness/chapter_grader.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -228,75 +222,16 @@ constexpr int kLargeTimed = 4096;
 
 }  // namespace
 
-TEST_CASE("stage 1: naive", "[stage1]")
-{
-    wb::grade_stage(1, [](wb::Stage& stage) {
-        check_all(stage, candidate::sgemm_1_naive);
-        time_stage(stage, candidate::sgemm_1_naive, nullptr, reference::sgemm_1_naive, kSmallTimed);
-    });
-}
+namespace stages = wb::stages;   // candidate<K>, previous<K>, current<K>: the launchers of stage K
 
-TEST_CASE("stage 2: global-memory coalescing", "[stage2]")
+/// Every shape of check_all, then timed against reference stages K - 1 and K: stages 1 and 2 on the
+/// small timed shape (the naive kernels take seconds on the large one), the tiled stages on the large.
+template <int K>
+void grade_stage_case(wb::Stage& stage)
 {
-    wb::grade_stage(2, [](wb::Stage& stage) {
-        check_all(stage, candidate::sgemm_2_coalesced);
-        time_stage(stage, candidate::sgemm_2_coalesced, reference::sgemm_1_naive, reference::sgemm_2_coalesced,
-                   kSmallTimed);
-    });
-}
-
-TEST_CASE("stage 3: shared-memory tiling", "[stage3]")
-{
-    wb::grade_stage(3, [](wb::Stage& stage) {
-        check_all(stage, candidate::sgemm_3_shared_tiles);
-        time_stage(stage, candidate::sgemm_3_shared_tiles, reference::sgemm_2_coalesced,
-                   reference::sgemm_3_shared_tiles, kLargeTimed);
-    });
-}
-
-TEST_CASE("stage 4: 1D thread tiling", "[stage4]")
-{
-    wb::grade_stage(4, [](wb::Stage& stage) {
-        check_all(stage, candidate::sgemm_4_1d_thread_tile);
-        time_stage(stage, candidate::sgemm_4_1d_thread_tile, reference::sgemm_3_shared_tiles,
-                   reference::sgemm_4_1d_thread_tile, kLargeTimed);
-    });
-}
-
-TEST_CASE("stage 5: 2D thread tiling", "[stage5]")
-{
-    wb::grade_stage(5, [](wb::Stage& stage) {
-        check_all(stage, candidate::sgemm_5_2d_thread_tile);
-        time_stage(stage, candidate::sgemm_5_2d_thread_tile, reference::sgemm_4_1d_thread_tile,
-                   reference::sgemm_5_2d_thread_tile, kLargeTimed);
-    });
-}
-
-TEST_CASE("stage 6: float4 accesses, transposed A tile", "[stage6]")
-{
-    wb::grade_stage(6, [](wb::Stage& stage) {
-        check_all(stage, candidate::sgemm_6_vectorized);
-        time_stage(stage, candidate::sgemm_6_vectorized, reference::sgemm_5_2d_thread_tile,
-                   reference::sgemm_6_vectorized, kLargeTimed);
-    });
-}
-
-TEST_CASE("stage 7: warp tiling", "[stage7]")
-{
-    wb::grade_stage(7, [](wb::Stage& stage) {
-        check_all(stage, candidate::sgemm_7_warp_tiling);
-        time_stage(stage, candidate::sgemm_7_warp_tiling, reference::sgemm_6_vectorized,
-                   reference::sgemm_7_warp_tiling, kLargeTimed);
-    });
-}
-
-TEST_CASE("stage 8: software pipelining", "[stage8]")
-{
-    wb::grade_stage(8, [](wb::Stage& stage) {
-        check_all(stage, candidate::sgemm_8_pipelined);
-        time_stage(stage, candidate::sgemm_8_pipelined, reference::sgemm_7_warp_tiling,
-                   reference::sgemm_8_pipelined, kLargeTimed);
-    });
+    check_all(stage, stages::candidate<K>);
+    const int timed_size = K <= 2 ? kSmallTimed : kLargeTimed;
+    time_stage(stage, stages::candidate<K>, stages::previous<K>, stages::current<K>, timed_size);
 }
 
 // `make bench`: cuBLAS and every reference stage at 1024^3 .. 8192^3. The last stage is timed
@@ -306,19 +241,8 @@ TEST_CASE("bench: chapter 7", "[.bench]")
     if (!wb::bench_can_run()) return;
     wb::Stream stream;
     const cudaStream_t s = stream.get();
-    const Sgemm stages[] = {reference::sgemm_1_naive,          reference::sgemm_2_coalesced,
-                            reference::sgemm_3_shared_tiles,   reference::sgemm_4_1d_thread_tile,
-                            reference::sgemm_5_2d_thread_tile, reference::sgemm_6_vectorized,
-                            reference::sgemm_7_warp_tiling,    reference::sgemm_8_pipelined};
-    const char* names[] = {"stage 1: naive",
-                           "stage 2: coalesced",
-                           "stage 3: shared-memory tiles",
-                           "stage 4: 1D thread tiles",
-                           "stage 5: 2D thread tiles",
-                           "stage 6: float4, transposed A",
-                           "stage 7: warp tiling",
-                           "stage 8: cp.async pipeline"};
-    constexpr int kStages = 8;
+    const auto ladder = stages::reference_launchers();
+    constexpr int kStages = wb::generated::kStageCount;
     const int max_n = 8192;
     const std::int64_t max_elements = static_cast<std::int64_t>(max_n) * max_n;
     wb::DeviceBuffer<float> A(max_elements), B(max_elements), C(max_elements);
@@ -334,19 +258,22 @@ TEST_CASE("bench: chapter 7", "[.bench]")
             ch07::cublas_sgemm(n, n, n, 1.0f, A.data(), B.data(), 0.0f, C.data(), st);
         };
         // cuBLAS and the last stage, interleaved.
-        const std::vector<double> pair = wb::interleaved_median_ms(s, {cublas, launch_of(stages[kStages - 1])},
+        const std::vector<double> pair = wb::interleaved_median_ms(s, {cublas, launch_of(ladder[kStages - 1])},
                                                                    wb::TimingPlan{3, n >= 8192 ? 10 : 25});
         wb::print_bench_row({"sgemm", "cuBLAS cublasSgemm (FP32, TF32 off)", shape, "float32", pair[0], 0.0, flops, 0});
         for (int k = 0; k < kStages; ++k) {
             double ms = pair[1];
             if (k < kStages - 1) {
                 // The slow stages take seconds at 8192^3: as many repetitions as fit in about 1.5 s.
-                const double estimate = wb::median_ms(s, launch_of(stages[k]), wb::TimingPlan{1, 1});
+                const double estimate = wb::median_ms(s, launch_of(ladder[k]), wb::TimingPlan{1, 1});
                 const int reps = std::clamp(static_cast<int>(1500.0 / std::max(estimate, 1e-3)), 3, 25);
-                ms = wb::median_ms(s, launch_of(stages[k]), wb::TimingPlan{0, reps});
+                ms = wb::median_ms(s, launch_of(ladder[k]), wb::TimingPlan{0, reps});
             }
-            wb::print_bench_row({"sgemm", names[k], shape, "float32", ms, 0.0, flops, k + 1});
+            wb::print_bench_row({"sgemm", wb::stage_label(k + 1), shape, "float32", ms, 0.0, flops, k + 1});
         }
         std::printf("%s: the last stage reaches %.1f%% of cuBLAS\n", shape.c_str(), 100.0 * pair[0] / pair[1]);
     }
 }
+
+// One test case per stage of stages.json ("stage K: <title>", tag [stageK]), each running grade_stage_case<K>.
+WORKBOOK_STAGE_TEST_CASES()

@@ -40,11 +40,13 @@ unsigned active_mask();
 void yield_thread();
 /// Ends the kernel with an error, as __trap() does on the GPU.
 [[noreturn]] void trap(const char* what, const char* file, int line);
-/// The shared-memory address of @p p (an offset in the block's arena), as __cvta_generic_to_shared.
-std::size_t shared_address(const void* p, const char* file, int line);
-/// cp.async: copy @p src_bytes from @p src to the shared address @p dst and zero the rest of
-/// @p copy_bytes. The copy is only queued: it happens when the thread waits for its group
-/// (cp.async.wait_group / wait_all) or returns, so data read before the wait is still the poison.
+/// The shared-memory address of @p p (an offset in the block's arena), as __cvta_generic_to_shared;
+/// @p what names the call for the message when @p p is not shared memory.
+std::size_t shared_address(const void* p, const char* what, const char* file, int line);
+/// cp.async (__pipeline_memcpy_async, <cuda_pipeline.h>): copy @p src_bytes from @p src to the shared
+/// address @p dst and zero the rest of @p copy_bytes. The copy is only queued: it happens when the
+/// thread waits for its group (__pipeline_wait_prior) or returns, so data read before the wait is
+/// still the poison.
 void cp_async(std::size_t dst, const void* src, int copy_bytes, int src_bytes, const char* file, int line);
 void cp_async_commit();
 void cp_async_wait(int pending_groups);
@@ -102,7 +104,7 @@ inline void __nanosleep(unsigned) { emu::detail::yield_thread(); }
 inline long long clock64() { return static_cast<long long>(__builtin_ia32_rdtsc()); }
 inline std::size_t __cvta_generic_to_shared(const void* p, EMU_SITE)
 {
-    return emu::detail::shared_address(p, emu_file, emu_line);
+    return emu::detail::shared_address(p, "__cvta_generic_to_shared", emu_file, emu_line);
 }
 
 // ---- warp shuffles and votes ------------------------------------------------------------------------

@@ -1,13 +1,15 @@
 /// @file library_support.hpp
-/// @brief For the CPU backend's library stand-ins (cuBLAS, CUB): queue host work in stream order.
+/// @brief Host work in stream order, for the CPU backend's library stand-ins (cuBLAS, CUB) and for
+/// the harness (through emu/grader_api.hpp).
 #pragma once
 
 #include "emu/runtime_api.hpp"
 
 #include <functional>
 
-namespace emu::detail {
-/// Runs @p work on the device's worker after everything queued before it (as a library kernel would);
-/// returns the sticky error if a kernel already failed.
-cudaError_t submit_device_work(cudaStream_t stream, std::function<void()> work);
-}  // namespace emu::detail
+namespace emu {
+/// Runs @p work on the device's worker after everything queued on @p stream before it, as a library
+/// kernel would (and records it when the stream is captured); returns the sticky error if a kernel
+/// already failed.
+cudaError_t run_in_stream_order(cudaStream_t stream, std::function<void()> work);
+}  // namespace emu

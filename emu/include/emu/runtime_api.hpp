@@ -10,7 +10,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <string>
 
 enum cudaError {
     cudaSuccess = 0,
@@ -72,21 +71,11 @@ enum cudaStreamCaptureStatus {
     cudaStreamCaptureStatusActive = 1,
     cudaStreamCaptureStatusInvalidated = 2,
 };
-typedef void (*cudaHostFn_t)(void* user_data);
-typedef void (*cudaStreamCallback_t)(cudaStream_t stream, cudaError_t status, void* user_data);
 
 #define cudaStreamDefault 0x00
 #define cudaStreamNonBlocking 0x01
 #define cudaStreamLegacy ((cudaStream_t)0x1)
 #define cudaStreamPerThread ((cudaStream_t)0x2)
-#define cudaEventDefault 0x00
-#define cudaEventBlockingSync 0x01
-#define cudaEventDisableTiming 0x02
-#define cudaHostAllocDefault 0x00
-#define cudaHostAllocPortable 0x01
-#define cudaHostAllocMapped 0x02
-#define cudaHostAllocWriteCombined 0x04
-#define cudaMemAttachGlobal 0x01
 
 struct cudaDeviceProp {
     char name[256];
@@ -194,12 +183,6 @@ enum cudaFuncCache {
     cudaFuncCachePreferEqual = 3,
 };
 
-enum cudaSharedMemConfig {
-    cudaSharedMemBankSizeDefault = 0,
-    cudaSharedMemBankSizeFourByte = 1,
-    cudaSharedMemBankSizeEightByte = 2,
-};
-
 struct cudaFuncAttributes {
     std::size_t sharedSizeBytes;
     std::size_t constSizeBytes;
@@ -213,84 +196,48 @@ struct cudaFuncAttributes {
     int preferredShmemCarveout;
 };
 
-enum cudaMemoryType {
-    cudaMemoryTypeUnregistered = 0,
-    cudaMemoryTypeHost = 1,
-    cudaMemoryTypeDevice = 2,
-    cudaMemoryTypeManaged = 3,
-};
-
-struct cudaPointerAttributes {
-    enum cudaMemoryType type;
-    int device;
-    void* devicePointer;
-    void* hostPointer;
-};
-
 // ---- errors, devices --------------------------------------------------------------------------------
 const char* cudaGetErrorName(cudaError_t error);
 const char* cudaGetErrorString(cudaError_t error);
 cudaError_t cudaGetLastError();
 cudaError_t cudaPeekAtLastError();
 cudaError_t cudaDriverGetVersion(int* version);
-cudaError_t cudaRuntimeGetVersion(int* version);
 cudaError_t cudaGetDeviceCount(int* count);
 cudaError_t cudaGetDevice(int* device);
-cudaError_t cudaSetDevice(int device);
 cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device);
 cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device);
 cudaError_t cudaDeviceSynchronize();
 cudaError_t cudaDeviceReset();
-cudaError_t cudaDeviceSetCacheConfig(cudaFuncCache config);
-cudaError_t cudaDeviceSetSharedMemConfig(cudaSharedMemConfig config);
 cudaError_t cudaMemGetInfo(std::size_t* free_bytes, std::size_t* total_bytes);
 
 // ---- memory -------------------------------------------------------------------------------------
 cudaError_t cudaMalloc(void** ptr, std::size_t bytes);
 cudaError_t cudaFree(void* ptr);
-cudaError_t cudaMallocHost(void** ptr, std::size_t bytes);
-cudaError_t cudaHostAlloc(void** ptr, std::size_t bytes, unsigned int flags);
-cudaError_t cudaFreeHost(void* ptr);
-cudaError_t cudaMallocManaged(void** ptr, std::size_t bytes, unsigned int flags = cudaMemAttachGlobal);
 cudaError_t cudaMallocAsync(void** ptr, std::size_t bytes, cudaStream_t stream);
 cudaError_t cudaFreeAsync(void* ptr, cudaStream_t stream);
-cudaError_t cudaMallocPitch(void** ptr, std::size_t* pitch, std::size_t width, std::size_t height);
 cudaError_t cudaMemcpy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind);
 cudaError_t cudaMemcpyAsync(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind, cudaStream_t stream = 0);
-cudaError_t cudaMemcpy2D(void* dst, std::size_t dpitch, const void* src, std::size_t spitch, std::size_t width,
-                         std::size_t height, cudaMemcpyKind kind);
 cudaError_t cudaMemcpy2DAsync(void* dst, std::size_t dpitch, const void* src, std::size_t spitch, std::size_t width,
                               std::size_t height, cudaMemcpyKind kind, cudaStream_t stream = 0);
 cudaError_t cudaMemset(void* ptr, int value, std::size_t bytes);
 cudaError_t cudaMemsetAsync(void* ptr, int value, std::size_t bytes, cudaStream_t stream = 0);
-cudaError_t cudaMemset2D(void* ptr, std::size_t pitch, int value, std::size_t width, std::size_t height);
 cudaError_t cudaMemset2DAsync(void* ptr, std::size_t pitch, int value, std::size_t width, std::size_t height,
                               cudaStream_t stream = 0);
-cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* attributes, const void* ptr);
-cudaError_t cudaMemPrefetchAsync(const void* ptr, std::size_t bytes, int device, cudaStream_t stream = 0);
 
 // ---- streams and events ---------------------------------------------------------------------------
-cudaError_t cudaStreamCreate(cudaStream_t* stream);
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int flags);
-cudaError_t cudaStreamCreateWithPriority(cudaStream_t* stream, unsigned int flags, int priority);
 cudaError_t cudaStreamDestroy(cudaStream_t stream);
 cudaError_t cudaStreamSynchronize(cudaStream_t stream);
 cudaError_t cudaStreamQuery(cudaStream_t stream);
-cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags = 0);
-cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void* user_data);
 // Stream capture records the work put on a stream instead of running it; the graders use it to see
 // whether a launcher puts its work on the stream it was given. Graphs can be inspected, not launched.
 cudaError_t cudaStreamBeginCapture(cudaStream_t stream, cudaStreamCaptureMode mode);
 cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t* graph);
-cudaError_t cudaStreamIsCapturing(cudaStream_t stream, cudaStreamCaptureStatus* status);
 cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t* nodes, std::size_t* count);
 cudaError_t cudaGraphDestroy(cudaGraph_t graph);
 cudaError_t cudaEventCreate(cudaEvent_t* event);
-cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int flags);
 cudaError_t cudaEventDestroy(cudaEvent_t event);
 cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream = 0);
-cudaError_t cudaEventSynchronize(cudaEvent_t event);
-cudaError_t cudaEventQuery(cudaEvent_t event);
 cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end);
 
 // ---- kernels: attributes and occupancy (the kernel is any function pointer) -------------------------
@@ -317,11 +264,6 @@ cudaError_t cudaFuncSetAttribute(T* kernel, cudaFuncAttribute attribute, int val
 }
 template <class T>
 cudaError_t cudaFuncSetCacheConfig(T*, cudaFuncCache)
-{
-    return cudaSuccess;
-}
-template <class T>
-cudaError_t cudaFuncSetSharedMemConfig(T*, cudaSharedMemConfig)
 {
     return cudaSuccess;
 }
@@ -391,33 +333,7 @@ cudaError_t cudaMalloc(T** ptr, std::size_t bytes)
     return cudaMalloc(reinterpret_cast<void**>(ptr), bytes);
 }
 template <class T>
-cudaError_t cudaMallocHost(T** ptr, std::size_t bytes)
-{
-    return cudaMallocHost(reinterpret_cast<void**>(ptr), bytes);
-}
-template <class T>
-cudaError_t cudaMallocManaged(T** ptr, std::size_t bytes, unsigned int flags = cudaMemAttachGlobal)
-{
-    return cudaMallocManaged(reinterpret_cast<void**>(ptr), bytes, flags);
-}
-template <class T>
 cudaError_t cudaMallocAsync(T** ptr, std::size_t bytes, cudaStream_t stream)
 {
     return cudaMallocAsync(reinterpret_cast<void**>(ptr), bytes, stream);
 }
-
-namespace emu {
-/// The CPU backend's own explanation of the error @p code, when it is the last error the backend
-/// explained (which kernel, block and thread, which source lines); otherwise empty. The CUDA error
-/// code alone cannot carry it.
-std::string last_fault_report(cudaError_t code);
-/// True when the last explained failure is a deadlock (a GPU would hang).
-bool last_fault_is_deadlock();
-/// Says that only the first @p bytes of the device allocation at @p ptr hold data and the rest is a
-/// guard (the harness's DeviceBuffer): a kernel reading from the rest is stopped with "read past the
-/// end of an input array". Writes there are reported after the launch, as for any allocation.
-void declare_buffer_extent(const void* ptr, std::size_t bytes);
-/// Runs every block in one order from now on: 0 forward, 1 reverse, 2 random; -1 goes back to the
-/// rotation (or to WORKBOOK_EMU_SCHEDULE). For the graders, to tell whether a wrong result is a race.
-void force_schedule(int schedule);
-}  // namespace emu

@@ -20,7 +20,7 @@ struct DeviceReduce {
             temp_bytes = 1;   // CUB's two-call protocol: the first call only asks for the storage size
             return cudaSuccess;
         }
-        return emu::detail::submit_device_work(stream, [=] {
+        return emu::run_in_stream_order(stream, [=] {
             using T = typename std::iterator_traits<In>::value_type;
             if (n <= 0) return;
             T result = in[0];
@@ -32,7 +32,7 @@ struct DeviceReduce {
     static cudaError_t Sum(void* temp, std::size_t& temp_bytes, In in, Out out, N n, cudaStream_t stream = 0)
     {
         if (temp != nullptr && n <= 0) {
-            return emu::detail::submit_device_work(stream, [=] { *out = typename std::iterator_traits<In>::value_type{}; });
+            return emu::run_in_stream_order(stream, [=] { *out = typename std::iterator_traits<In>::value_type{}; });
         }
         return reduce(temp, temp_bytes, in, out, n, [](auto a, auto b) { return a + b; }, stream);
     }
