@@ -4,6 +4,7 @@
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_pipeline.h>
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -29,37 +30,29 @@ __device__ __forceinline__ void store_c(float* c, float acc, float alpha, float 
     *c = beta == 0.0f ? alpha * acc : alpha * acc + beta * *c;
 }
 
-// ---- cp.async (compute capability 8.0 and newer) ------------------------------------------------------
-// On older GPUs the chapter's stages are skipped; the synchronous stand-in only lets the file compile.
+// ---- cp.async, through the pipeline primitives of <cuda_pipeline.h> -----------------------------
+// __pipeline_memcpy_async(dst, src, 16, zfill) is one cp.async.cg (LDGSTS in the SASS): 16 bytes from
+// global to shared memory without passing through registers; the last `zfill` bytes are zeroed
+// instead of read. __pipeline_commit() is cp.async.commit_group, __pipeline_wait_prior(n) is
+// cp.async.wait_group n. Before compute capability 8.0 the header makes them synchronous copies (the
+// chapter's stages are skipped there). The CPU emulator provides the same three functions.
 
-/// Copies 16 bytes from global to shared memory without passing through registers. When @p inside
-/// is false nothing is read (source size 0) and the 16 bytes are zero-filled: the edge of a tile.
+/// Copies 16 bytes from global to shared memory asynchronously. When @p inside is false nothing is
+/// read and the 16 bytes are zero-filled: the edge of a tile.
 __device__ __forceinline__ void cp_async16(void* smem, const void* gmem, bool inside)
 {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(gmem), "r"(inside ? 16 : 0));
-#else
-    *static_cast<Chunk*>(smem) = inside ? *static_cast<const Chunk*>(gmem) : zero_chunk();
-#endif
+    __pipeline_memcpy_async(smem, gmem, 16, inside ? 0 : 16);
 }
 
 /// Closes the group of this thread's copies issued since the last commit.
-__device__ __forceinline__ void cp_async_commit()
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.commit_group;\n" ::);
-#endif
-}
+__device__ __forceinline__ void cp_async_commit() { __pipeline_commit(); }
 
 /// Waits until at most @p kPending of this thread's committed groups are still in flight (then a
 /// __syncthreads() makes every thread's finished copies visible to the block).
 template <int kPending>
 __device__ __forceinline__ void cp_async_wait()
 {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending));
-#endif
+    __pipeline_wait_prior(kPending);
 }
 
 }  // namespace ch08
