@@ -73,7 +73,8 @@ inline std::optional<std::string> describe_guard(const std::vector<unsigned char
     const std::size_t last_element = count + last / element_size;
     return "your kernel wrote past the end of an array of " + std::to_string(count) + " elements: elements " +
            std::to_string(first_element) + " to " + std::to_string(last_element) + " (up to " +
-           std::to_string(last + 1) + " bytes past its end) were written, and they belong to nobody.\n  likely cause: a missing bounds test "
+           std::to_string(last + 1) +
+           " bytes past its end) were written, and they belong to nobody.\n  likely cause: a missing bounds test "
            "(if (i < n)) in the last block, or a vector access past the tail. Outside the grader such a write "
            "corrupts other data or crashes.";
 }
@@ -187,4 +188,4 @@ private:
     cudaStream_t stream_ = nullptr;
 };
 
-}  // namespace wb
+}   // namespace wb

@@ -31,7 +31,7 @@ namespace learner {}
 namespace candidate = reference;   ///< the stages being graded: the references (make test)
 #define WORKBOOK_CANDIDATE_TRACK "reference"
 #else
-namespace candidate = learner;     ///< the stages being graded: the learner's (make check-chapter)
+namespace candidate = learner;   ///< the stages being graded: the learner's (make check-chapter)
 #define WORKBOOK_CANDIDATE_TRACK "learner"
 #endif
 
@@ -63,9 +63,9 @@ struct NoSuchStage {
 template <int K>
 inline constexpr auto candidate = NoSuchStage<K>::value;   ///< the launcher of stage K being graded
 template <int K>
-inline constexpr auto current = NoSuchStage<K>::value;     ///< reference stage K's launcher
+inline constexpr auto current = NoSuchStage<K>::value;   ///< reference stage K's launcher
 template <int K>
-inline constexpr auto previous = NoSuchStage<K>::value;    ///< reference stage K - 1's (nullptr for K = 1)
+inline constexpr auto previous = NoSuchStage<K>::value;   ///< reference stage K - 1's (nullptr for K = 1)
 // The same three, instrumented for the emulator's memory counters (the references themselves on a GPU).
 template <int K>
 inline constexpr auto counted_candidate = NoSuchStage<K>::value;
@@ -74,7 +74,7 @@ inline constexpr auto counted_current = NoSuchStage<K>::value;
 template <int K>
 inline constexpr auto counted_previous = NoSuchStage<K>::value;
 
-}  // namespace wb::stages
+}   // namespace wb::stages
 
 #include "chapter_stages.hpp"   // generated from the chapter's stages.json
 
@@ -94,7 +94,7 @@ constexpr auto reference_launchers()
     return reference_launchers_from<First>(std::make_integer_sequence<int, Last - First + 1>{});
 }
 
-}  // namespace wb::stages
+}   // namespace wb::stages
 
 namespace wb {
 
@@ -137,8 +137,11 @@ inline bool bench_can_run()
     return false;
 }
 
-}  // namespace wb
+}   // namespace wb
 
 /// One test case of WORKBOOK_STAGE_TEST_CASES(): stage @p K graded by the chapter's grade_stage_case<K>.
-#define WORKBOOK_STAGE_TEST_CASE(K, name, tag) \
-    TEST_CASE(name, tag) { wb::grade_stage(K, [](wb::Stage& stage) { grade_stage_case<K>(stage); }); }
+#define WORKBOOK_STAGE_TEST_CASE(K, name, tag)                                    \
+    TEST_CASE(name, tag)                                                          \
+    {                                                                             \
+        wb::grade_stage(K, [](wb::Stage& stage) { grade_stage_case<K>(stage); }); \
+    }

@@ -40,7 +40,8 @@ std::string where(std::int64_t index, const Layout& layout)
 {
     std::string text = "index " + std::to_string(index);
     if (layout.cols > 0) {
-        text += " (row " + std::to_string(index / layout.cols) + ", column " + std::to_string(index % layout.cols) + ")";
+        text +=
+            " (row " + std::to_string(index / layout.cols) + ", column " + std::to_string(index % layout.cols) + ")";
     }
     return text;
 }
@@ -61,10 +62,11 @@ std::string list_ranges(const std::vector<std::int64_t>& indices, const char* no
     return text;
 }
 
-}  // namespace
+}   // namespace
 
 std::int64_t transposed_tile_size(const std::vector<double>& expected, const std::vector<double>& got,
-                                  const std::vector<std::uint8_t>& bad, const Tolerance& tolerance, const Layout& layout)
+                                  const std::vector<std::uint8_t>& bad, const Tolerance& tolerance,
+                                  const Layout& layout)
 {
     if (layout.cols <= 0) return 0;
     std::int64_t bad_count = 0;
@@ -75,7 +77,8 @@ std::int64_t transposed_tile_size(const std::vector<double>& expected, const std
         std::int64_t matches = 0;
         for (std::size_t i = 0; i < bad.size(); ++i) {
             if (!bad[i]) continue;
-            const std::int64_t r = static_cast<std::int64_t>(i) / layout.cols, c = static_cast<std::int64_t>(i) % layout.cols;
+            const std::int64_t r = static_cast<std::int64_t>(i) / layout.cols,
+                               c = static_cast<std::int64_t>(i) % layout.cols;
             // The same tile, with the row and column inside it swapped.
             const std::int64_t source_r = r - r % tile + c % tile, source_c = c - c % tile + r % tile;
             if (source_r >= layout.rows || source_c >= layout.cols) continue;
@@ -126,7 +129,8 @@ std::string half_valued_results(const std::vector<double>& expected, const std::
     // A float that went through a __half last is an fp16 value; a right float result almost never is
     // (2^-13 of random reals, 2^-16 for bfloat16). Integers are no evidence: wrong sums of small
     // integers are narrow values often enough.
-    for (const auto& [is_narrow, name] : {std::pair{&is_half_value, "fp16"}, std::pair{&is_bfloat16_value, "bfloat16"}}) {
+    for (const auto& [is_narrow, name] :
+         {std::pair{&is_half_value, "fp16"}, std::pair{&is_bfloat16_value, "bfloat16"}}) {
         std::int64_t finite_bad = 0, evidence = 0;
         for (std::size_t i = 0; i < bad.size(); ++i) {
             if (!bad[i] || !std::isfinite(got[i]) || !std::isfinite(expected[i])) continue;
@@ -155,21 +159,25 @@ std::string non_finite_cause(double expected, double got, const std::string& pla
                        format_number(expected) + " was expected (" + std::to_string(count) +
                        (count == 1 ? " such value" : " such values") + "): ";
     if (operation.has_log && got == -INFINITY) {
-        return text + "the log of a value that underflowed to 0. Do not take the log of a probability: "
-                      "log_softmax(x) = (x - max) - log(sum of exp(x - max)).";
+        return text +
+               "the log of a value that underflowed to 0. Do not take the log of a probability: "
+               "log_softmax(x) = (x - max) - log(sum of exp(x - max)).";
     }
     if (operation.has_exp && (got == INFINITY || std::isnan(got))) {
-        return text + "an overflow (exp of a large value? subtract the maximum first: exp(x - max)), or a read "
-                      "of memory nobody wrote.";
+        return text +
+               "an overflow (exp of a large value? subtract the maximum first: exp(x - max)), or a read "
+               "of memory nobody wrote.";
     }
     if (std::isnan(got)) {
-        return text + "NaN where the inputs give a finite value: a read of memory nobody wrote (uninitialised "
-                      "shared memory, a partial result read before it was stored, an index past the end of an "
-                      "array), or 0 / 0, inf - inf, 0 * inf.";
+        return text +
+               "NaN where the inputs give a finite value: a read of memory nobody wrote (uninitialised "
+               "shared memory, a partial result read before it was stored, an index past the end of an "
+               "array), or 0 / 0, inf - inf, 0 * inf.";
     }
-    return text + "an infinity where the inputs give a finite value: a read of memory nobody wrote "
-                  "(uninitialised shared memory, an index past the end of an array or a tile), a division by "
-                  "zero, or an intermediate that overflowed.";
+    return text +
+           "an infinity where the inputs give a finite value: a read of memory nobody wrote "
+           "(uninitialised shared memory, an index past the end of an array or a tile), a division by "
+           "zero, or an intermediate that overflowed.";
 }
 
 std::string describe_periodic(const PeriodicLines& lines, std::int64_t first_bad, const Layout& layout,
@@ -178,9 +186,11 @@ std::string describe_periodic(const PeriodicLines& lines, std::int64_t first_bad
     const char* noun = lines.rows ? "rows" : "columns";
     return "the wrong " + std::string(noun) + " repeat every " + std::to_string(lines.period) + " " + noun + ": " +
            list_ranges(lines.bad_offsets, noun) + " of every " + std::to_string(lines.period) + " are " +
-           (never_written ? "never written" : "wrong") + ", the others right (the first at " + where(first_bad, layout) +
-           "). A loop over the " + noun + " of a tile skips some of them: its step or its bound does not match "
-           "the block's " + (lines.rows ? "height" : "width") + " (or the " + noun + " one thread covers).";
+           (never_written ? "never written" : "wrong") + ", the others right (the first at " +
+           where(first_bad, layout) + "). A loop over the " + noun +
+           " of a tile skips some of them: its step or its bound does not match "
+           "the block's " +
+           (lines.rows ? "height" : "width") + " (or the " + noun + " one thread covers).";
 }
 
 std::string describe_transposed_tile(std::int64_t tile)
@@ -218,8 +228,9 @@ std::string likely_cause(const std::vector<double>& expected, const std::vector<
                         "(round the grid size up with ceil_div, and handle the elements past the last full "
                         "block or vector).";
             } else {
-                text += "The tail is not covered: round the grid size up (ceil_div), and handle the "
-                        "elements past the last full block or vector.";
+                text +=
+                    "The tail is not covered: round the grid size up (ceil_div), and handle the "
+                    "elements past the last full block or vector.";
             }
             return text;
         }
@@ -286,7 +297,8 @@ std::string likely_cause(const std::vector<double>& expected, const std::vector<
                 worst = INFINITY;
                 break;
             }
-            worst = std::max(worst, std::fabs(got[i] - expected[i]) / (tolerance.abs + tolerance.rel * std::fabs(expected[i])));
+            worst = std::max(
+                worst, std::fabs(got[i] - expected[i]) / (tolerance.abs + tolerance.rel * std::fabs(expected[i])));
         }
         if (worst <= 16.0) {
             if (n == 1) {   // one output: it may also be one sum that missed a small term
@@ -336,7 +348,7 @@ std::string likely_cause(const std::vector<double>& expected, const std::vector<
     return "";
 }
 
-}  // namespace
+}   // namespace
 
 CompareReport compare_values(const std::vector<double>& expected, const std::vector<double>& got,
                              const std::vector<std::uint8_t>& untouched, const Tolerance& tolerance,
@@ -348,8 +360,8 @@ CompareReport compare_values(const std::vector<double>& expected, const std::vec
     report.count = n;
     if (static_cast<std::int64_t>(got.size()) != n) {
         report.ok = false;
-        report.message = "internal error: the output has " + std::to_string(got.size()) + " elements, expected " +
-                         std::to_string(n);
+        report.message =
+            "internal error: the output has " + std::to_string(got.size()) + " elements, expected " + std::to_string(n);
         return report;
     }
     std::vector<std::uint8_t> bad(n, 0);
@@ -421,4 +433,4 @@ std::vector<double> round_to_float(const std::vector<double>& values)
     return out;
 }
 
-}  // namespace wb
+}   // namespace wb

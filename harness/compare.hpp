@@ -67,13 +67,13 @@ struct CompareReport {
     std::int64_t bad = 0;           ///< elements outside the tolerance (untouched ones included)
     std::int64_t untouched = 0;     ///< elements the kernel never wrote
     std::int64_t first_bad = -1;
-    std::int64_t row_length = 0;    ///< Layout::cols of the comparison (0 for a vector)
+    std::int64_t row_length = 0;   ///< Layout::cols of the comparison (0 for a vector)
     double expected_at_first = 0.0;
     double got_at_first = 0.0;
-    double max_error = 0.0;         ///< largest |got - expected| over all elements
-    std::string message;            ///< several lines: what, where, likely cause
-    std::string cause;              ///< the likely cause alone (empty when no pattern was recognised)
-    bool tile_pattern = false;      ///< the cause is a pattern of tiles (transposed in a tile, periodic lines)
+    double max_error = 0.0;      ///< largest |got - expected| over all elements
+    std::string message;         ///< several lines: what, where, likely cause
+    std::string cause;           ///< the likely cause alone (empty when no pattern was recognised)
+    bool tile_pattern = false;   ///< the cause is a pattern of tiles (transposed in a tile, periodic lines)
 };
 
 /// Element-wise comparison core; @p untouched[i] is 1 where the output still holds the poison.
@@ -133,14 +133,15 @@ bool is_bfloat16_value(double value);
 /// that belongs at the same tile with the row and column inside it swapped (a tiled transpose that
 /// reads its shared-memory tile back untransposed); 0 otherwise.
 std::int64_t transposed_tile_size(const std::vector<double>& expected, const std::vector<double>& got,
-                                  const std::vector<std::uint8_t>& bad, const Tolerance& tolerance, const Layout& layout);
+                                  const std::vector<std::uint8_t>& bad, const Tolerance& tolerance,
+                                  const Layout& layout);
 
 /// Wrong rows (or columns) of a matrix that repeat with a period: whether a row has a wrong element
 /// depends only on its index mod period (a loop over a tile's rows that skips some of them).
 struct PeriodicLines {
-    bool rows = true;                       ///< rows, or columns
-    std::int64_t period = 0;                ///< 0: no such pattern
-    std::vector<std::int64_t> bad_offsets;  ///< the wrong lines within one period
+    bool rows = true;                        ///< rows, or columns
+    std::int64_t period = 0;                 ///< 0: no such pattern
+    std::vector<std::int64_t> bad_offsets;   ///< the wrong lines within one period
 };
 PeriodicLines periodic_bad_lines(const std::vector<std::uint8_t>& bad, const Layout& layout);
 
@@ -152,4 +153,4 @@ std::string half_valued_results(const std::vector<double>& expected, const std::
 /// Formats a number for reports: shortest form that shows the difference that matters.
 std::string format_number(double value);
 
-}  // namespace wb
+}   // namespace wb

@@ -40,19 +40,20 @@ std::string probe_gpu()
         return "the CUDA runtime could not read the GPU's properties; check the driver with nvidia-smi";
     }
     if (prop.major < 7) {
-        return "this GPU (" + std::string(prop.name) + ", compute capability " + std::to_string(prop.major) +
-               "." + std::to_string(prop.minor) + ") is older than the workbook's minimum 7.0 (Volta)";
+        return "this GPU (" + std::string(prop.name) + ", compute capability " + std::to_string(prop.major) + "." +
+               std::to_string(prop.minor) + ") is older than the workbook's minimum 7.0 (Volta)";
     }
     // Does this build contain code for this GPU? Probing an attribute of a harness kernel answers it.
     if (!harness_kernels_loadable()) {
-        return "this build has no code for your GPU (compute capability " + std::to_string(prop.major) +
-               "." + std::to_string(prop.minor) + "); rebuild for it with `make clean && make CUDA_ARCH=" +
-               std::to_string(prop.major * 10 + prop.minor) + "`";
+        return "this build has no code for your GPU (compute capability " + std::to_string(prop.major) + "." +
+               std::to_string(prop.minor) +
+               "); rebuild for it with `make clean && make CUDA_ARCH=" + std::to_string(prop.major * 10 + prop.minor) +
+               "`";
     }
     return "";
 }
 
-}  // namespace
+}   // namespace
 
 bool emulated()
 {
@@ -122,4 +123,4 @@ double copy_bandwidth_gbps()
     return gbps;
 }
 
-}  // namespace wb
+}   // namespace wb

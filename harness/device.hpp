@@ -9,17 +9,17 @@ namespace wb {
 
 /// Facts about the GPU the grader runs on.
 struct DeviceInfo {
-    std::string name;          ///< e.g. "NVIDIA H100 80GB HBM3"
-    int cc_major = 0;          ///< compute capability, major
-    int cc_minor = 0;          ///< compute capability, minor
-    int sm_count = 0;          ///< streaming multiprocessors
-    std::size_t l2_bytes = 0;  ///< L2 cache size
+    std::string name;           ///< e.g. "NVIDIA H100 80GB HBM3"
+    int cc_major = 0;           ///< compute capability, major
+    int cc_minor = 0;           ///< compute capability, minor
+    int sm_count = 0;           ///< streaming multiprocessors
+    std::size_t l2_bytes = 0;   ///< L2 cache size
     std::size_t global_bytes = 0;
-    std::size_t shared_per_block_optin = 0;  ///< largest shared memory a block may request
-    int max_threads_per_sm = 0;              ///< resident threads an SM holds at most (occupancy's denominator)
-    int max_blocks_per_sm = 0;               ///< resident blocks an SM holds at most (32 on Hopper)
-    int registers_per_sm = 0;                ///< 32-bit registers of one SM
-    std::size_t shared_per_sm = 0;           ///< shared memory of one SM, bytes
+    std::size_t shared_per_block_optin = 0;   ///< largest shared memory a block may request
+    int max_threads_per_sm = 0;               ///< resident threads an SM holds at most (occupancy's denominator)
+    int max_blocks_per_sm = 0;                ///< resident blocks an SM holds at most (32 on Hopper)
+    int registers_per_sm = 0;                 ///< 32-bit registers of one SM
+    std::size_t shared_per_sm = 0;            ///< shared memory of one SM, bytes
 };
 
 /// Empty when a usable GPU is present; otherwise one sentence saying why grading cannot run
@@ -46,4 +46,4 @@ double copy_bandwidth_gbps();
 /// Bytes an input must exceed to be streamed from memory rather than served by L2 (4 x L2).
 std::size_t larger_than_cache_bytes();
 
-}  // namespace wb
+}   // namespace wb

@@ -54,7 +54,7 @@ void fill(T* data, std::int64_t n, std::uint64_t seed, float lo, float hi, cudaS
 /// Does nothing: its one record tells the launch ledger the id of the grader's stream.
 __global__ void workbook_ledger_marker_kernel() {}
 
-}  // namespace
+}   // namespace
 
 void launch_ledger_marker(cudaStream_t stream)
 {
@@ -84,4 +84,4 @@ bool harness_kernels_loadable()
     return err == cudaSuccess;
 }
 
-}  // namespace wb
+}   // namespace wb

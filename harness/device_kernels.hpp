@@ -24,4 +24,4 @@ void launch_ledger_marker(cudaStream_t stream);
 /// False when this build holds no machine code for the GPU (built for another architecture).
 bool harness_kernels_loadable();
 
-}  // namespace wb
+}   // namespace wb

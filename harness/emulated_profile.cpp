@@ -17,10 +17,10 @@ namespace {
 
 /// A key counter of the verdict: what it measures, for whom, and how much worse is "clearly worse".
 struct KeyCounter {
-    const char* what;        ///< "global writes"
-    const char* measure;     ///< how the value reads, after the number
-    const char* lesson;      ///< the word the chapters teach it by
-    double clearly_worse;    ///< the factor over reference stage k that fails a stage missing its idea
+    const char* what;       ///< "global writes"
+    const char* measure;    ///< how the value reads, after the number
+    const char* lesson;     ///< the word the chapters teach it by
+    double clearly_worse;   ///< the factor over reference stage k that fails a stage missing its idea
     double (*value)(const MemoryCounters&);
     bool (*present)(const MemoryCounters&);
 };
@@ -54,9 +54,9 @@ std::string comparison(const KeyCounter& key, double yours, double reference, in
 {
     const bool global = std::string(key.lesson) == "uncoalesced";
     const std::string factor = fixed(yours / reference) + "x ";
-    const std::string head = global ? factor + "the sectors of reference stage " + std::to_string(stage_id) +
-                                          " for the same bytes"
-                                    : factor + "the wavefronts per request of reference stage " + std::to_string(stage_id);
+    const std::string head =
+        global ? factor + "the sectors of reference stage " + std::to_string(stage_id) + " for the same bytes"
+               : factor + "the wavefronts per request of reference stage " + std::to_string(stage_id);
     return head + " (" + fixed(yours) + " " + key.measure + " where it needs " + fixed(reference) + ")";
 }
 
@@ -72,7 +72,7 @@ std::string why(const KeyCounter& key)
            "the 32 banks.";
 }
 
-}  // namespace
+}   // namespace
 
 MemoryVerdict memory_verdict(int stage_id, const MemoryCounters& yours, const std::optional<MemoryCounters>& previous,
                              const MemoryCounters& current)
@@ -87,8 +87,7 @@ MemoryVerdict memory_verdict(int stage_id, const MemoryCounters& yours, const st
         if (theirs <= 0.0 || mine < key.clearly_worse * theirs) continue;
         // The idea of the stage is missing only when the stage before did no worse: a kernel between
         // the two references (or one in another style that is better than the previous stage) passes.
-        const bool no_better_than_previous =
-            previous && key.present(*previous) && mine >= 0.9 * key.value(*previous);
+        const bool no_better_than_previous = previous && key.present(*previous) && mine >= 0.9 * key.value(*previous);
         if (!no_better_than_previous) {
             if (!worse) worse = &key;
             continue;
@@ -99,14 +98,17 @@ MemoryVerdict memory_verdict(int stage_id, const MemoryCounters& yours, const st
         }
     }
     if (worst) {
-        return {true, "correct, but your " + std::string(worst->what) + " use " +
-                          comparison(*worst, worst->value(yours), worst->value(current), stage_id) + ": " +
-                          worst->lesson + " (counted on the CPU emulator)", why(*worst)};
+        return {true,
+                "correct, but your " + std::string(worst->what) + " use " +
+                    comparison(*worst, worst->value(yours), worst->value(current), stage_id) + ": " + worst->lesson +
+                    " (counted on the CPU emulator)",
+                why(*worst)};
     }
     if (worse) {
-        return {false, "correct; your " + std::string(worse->what) + " use " +
-                           comparison(*worse, worse->value(yours), worse->value(current), stage_id) +
-                           ", better than reference stage " + std::to_string(stage_id - 1) + " (" + worse->lesson + ")",
+        return {false,
+                "correct; your " + std::string(worse->what) + " use " +
+                    comparison(*worse, worse->value(yours), worse->value(current), stage_id) +
+                    ", better than reference stage " + std::to_string(stage_id - 1) + " (" + worse->lesson + ")",
                 ""};
     }
     return {false, "correct; memory behaviour like " + reference + " (or better)", ""};
@@ -120,13 +122,16 @@ std::string memory_table(int stage_id, const MemoryCounters& yours, const std::o
         std::string (*cell)(const MemoryCounters&);
     };
     static const Row rows[] = {
-        {"kernels / launches", [](const MemoryCounters& m) { return std::to_string(m.kernels) + " / " + std::to_string(m.launches); }},
+        {"kernels / launches",
+         [](const MemoryCounters& m) { return std::to_string(m.kernels) + " / " + std::to_string(m.launches); }},
         {"global load requests", [](const MemoryCounters& m) { return std::to_string(m.global_load.requests); }},
         {"  sectors per request", [](const MemoryCounters& m) { return fixed(m.global_load.sectors_per_request()); }},
-        {"  sectors per 128 bytes", [](const MemoryCounters& m) { return fixed(m.global_load.sectors_per_128_bytes()); }},
+        {"  sectors per 128 bytes",
+         [](const MemoryCounters& m) { return fixed(m.global_load.sectors_per_128_bytes()); }},
         {"global store requests", [](const MemoryCounters& m) { return std::to_string(m.global_store.requests); }},
         {"  sectors per request", [](const MemoryCounters& m) { return fixed(m.global_store.sectors_per_request()); }},
-        {"  sectors per 128 bytes", [](const MemoryCounters& m) { return fixed(m.global_store.sectors_per_128_bytes()); }},
+        {"  sectors per 128 bytes",
+         [](const MemoryCounters& m) { return fixed(m.global_store.sectors_per_128_bytes()); }},
         {"shared load requests", [](const MemoryCounters& m) { return std::to_string(m.shared_load.requests); }},
         {"  conflict degree", [](const MemoryCounters& m) { return fixed(m.shared_load.conflict_degree()); }},
         {"shared store requests", [](const MemoryCounters& m) { return std::to_string(m.shared_store.requests); }},
@@ -190,7 +195,7 @@ std::optional<MemoryCounters> count_memory_behaviour(const Launch& launch, cudaS
 #endif
 }
 
-}  // namespace wb
+}   // namespace wb
 
 namespace wb {
 
@@ -199,25 +204,27 @@ namespace {
 /// The candidate's counters as a WORKBOOK-MEMORY line, which tools/emu_profile_table.py collects.
 void print_memory_line(int stage_id, const MemoryCounters& m)
 {
-    std::printf("WORKBOOK-MEMORY {\"stage\": %d, \"kernels\": %d, \"launches\": %llu, "
-                "\"global_load_requests\": %llu, \"global_load_sectors_per_request\": %s, "
-                "\"global_load_sectors_per_128B\": %s, \"global_store_requests\": %llu, "
-                "\"global_store_sectors_per_request\": %s, \"global_store_sectors_per_128B\": %s, "
-                "\"shared_load_requests\": %llu, \"shared_load_conflict_degree\": %s, "
-                "\"shared_store_requests\": %llu, \"shared_store_conflict_degree\": %s, "
-                "\"divergent_requests\": %llu, \"barriers_per_block\": %s}\n",
-                stage_id, m.kernels, static_cast<unsigned long long>(m.launches),
-                static_cast<unsigned long long>(m.global_load.requests), fixed(m.global_load.sectors_per_request(), 2).c_str(),
-                fixed(m.global_load.sectors_per_128_bytes(), 2).c_str(),
-                static_cast<unsigned long long>(m.global_store.requests), fixed(m.global_store.sectors_per_request(), 2).c_str(),
-                fixed(m.global_store.sectors_per_128_bytes(), 2).c_str(),
-                static_cast<unsigned long long>(m.shared_load.requests), fixed(m.shared_load.conflict_degree(), 2).c_str(),
-                static_cast<unsigned long long>(m.shared_store.requests), fixed(m.shared_store.conflict_degree(), 2).c_str(),
-                static_cast<unsigned long long>(m.divergent()),
-                fixed(m.blocks ? double(m.barriers) / double(m.blocks) : 0.0, 2).c_str());
+    std::printf(
+        "WORKBOOK-MEMORY {\"stage\": %d, \"kernels\": %d, \"launches\": %llu, "
+        "\"global_load_requests\": %llu, \"global_load_sectors_per_request\": %s, "
+        "\"global_load_sectors_per_128B\": %s, \"global_store_requests\": %llu, "
+        "\"global_store_sectors_per_request\": %s, \"global_store_sectors_per_128B\": %s, "
+        "\"shared_load_requests\": %llu, \"shared_load_conflict_degree\": %s, "
+        "\"shared_store_requests\": %llu, \"shared_store_conflict_degree\": %s, "
+        "\"divergent_requests\": %llu, \"barriers_per_block\": %s}\n",
+        stage_id, m.kernels, static_cast<unsigned long long>(m.launches),
+        static_cast<unsigned long long>(m.global_load.requests), fixed(m.global_load.sectors_per_request(), 2).c_str(),
+        fixed(m.global_load.sectors_per_128_bytes(), 2).c_str(),
+        static_cast<unsigned long long>(m.global_store.requests),
+        fixed(m.global_store.sectors_per_request(), 2).c_str(),
+        fixed(m.global_store.sectors_per_128_bytes(), 2).c_str(),
+        static_cast<unsigned long long>(m.shared_load.requests), fixed(m.shared_load.conflict_degree(), 2).c_str(),
+        static_cast<unsigned long long>(m.shared_store.requests), fixed(m.shared_store.conflict_degree(), 2).c_str(),
+        static_cast<unsigned long long>(m.divergent()),
+        fixed(m.blocks ? double(m.barriers) / double(m.blocks) : 0.0, 2).c_str());
 }
 
-}  // namespace
+}   // namespace
 
 EmulatedMemoryJudgement judge_memory_behaviour(int stage_id, const MemoryCase& memory, cudaStream_t stream)
 {
@@ -234,16 +241,17 @@ EmulatedMemoryJudgement judge_memory_behaviour(int stage_id, const MemoryCase& m
     std::optional<MemoryCounters> previous;
     if (memory.previous_reference) previous = count_memory_behaviour(memory.previous_reference, stream);
 
-    std::printf("  memory behaviour on %s (counted on the CPU emulator, per warp request):\n%s", memory.description.c_str(),
-                memory_table(stage_id, *yours, previous, *current).c_str());
+    std::printf("  memory behaviour on %s (counted on the CPU emulator, per warp request):\n%s",
+                memory.description.c_str(), memory_table(stage_id, *yours, previous, *current).c_str());
     print_memory_line(stage_id, *yours);
     judgement.fields = {{"emu_global_load_sectors_per_128B", yours->global_load.sectors_per_128_bytes()},
                         {"emu_global_store_sectors_per_128B", yours->global_store.sectors_per_128_bytes()},
                         {"emu_shared_load_conflict_degree", yours->shared_load.conflict_degree()},
                         {"emu_shared_store_conflict_degree", yours->shared_store.conflict_degree()}};
     if (yours->requests() == 0) {
-        judgement.note = "correct; no memory access of your kernels was counted (no kernel, or code the emulator "
-                         "does not instrument)";
+        judgement.note =
+            "correct; no memory access of your kernels was counted (no kernel, or code the emulator "
+            "does not instrument)";
         return judgement;
     }
     const MemoryVerdict verdict = memory_verdict(stage_id, *yours, previous, *current);
@@ -257,4 +265,4 @@ EmulatedMemoryJudgement judge_memory_behaviour(int stage_id, const MemoryCase& m
     return judgement;
 }
 
-}  // namespace wb
+}   // namespace wb

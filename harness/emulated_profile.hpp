@@ -28,10 +28,10 @@ namespace wb {
 
 /// What one grader asks to compare: launches on one small input, made on the instrumented code.
 struct MemoryCase {
-    std::string description;       ///< the input, e.g. "256 x 256 floats"
-    Launch candidate;              ///< the stage being graded (instrumented: learner code, or `counted`)
-    Launch previous_reference;     ///< reference stage k-1 from namespace `counted` (may be empty)
-    Launch current_reference;      ///< reference stage k from namespace `counted`
+    std::string description;     ///< the input, e.g. "256 x 256 floats"
+    Launch candidate;            ///< the stage being graded (instrumented: learner code, or `counted`)
+    Launch previous_reference;   ///< reference stage k-1 from namespace `counted` (may be empty)
+    Launch current_reference;    ///< reference stage k from namespace `counted`
 };
 
 /// Counters of one kind of access (the sums over the kernels of one launcher call).
@@ -60,7 +60,7 @@ struct MemoryCounters {
 /// The verdict drawn from the counters (pure logic, tested without a GPU).
 struct MemoryVerdict {
     bool too_slow = false;
-    std::string sentence;   ///< the first line of the verdict: "correct; ..." or "correct, but ..."
+    std::string sentence;      ///< the first line of the verdict: "correct; ..." or "correct, but ..."
     std::string explanation;   ///< for a failure: what the counter means and what the stage does about it
 };
 
@@ -88,4 +88,4 @@ struct EmulatedMemoryJudgement {
 /// candidate's counters) and judges them. Where nothing could be counted, a note says why.
 EmulatedMemoryJudgement judge_memory_behaviour(int stage_id, const MemoryCase& memory, cudaStream_t stream);
 
-}  // namespace wb
+}   // namespace wb

@@ -66,7 +66,7 @@ std::string dims(const dim3& d)
     return text;
 }
 
-}  // namespace
+}   // namespace
 
 std::string describe_kernels(const std::vector<KernelFacts>& kernels)
 {
@@ -133,7 +133,7 @@ std::string cell(const std::vector<KernelFacts>& kernels, const std::string& row
     return text.str();
 }
 
-}  // namespace
+}   // namespace
 
 std::string occupancy_limit(const KernelFacts& kernel, const SmLimits& sm)
 {
@@ -154,8 +154,8 @@ std::string occupancy_limit(const KernelFacts& kernel, const SmLimits& sm)
     if (resident >= by_threads) return "";   // the SM is as full as its thread limit allows
     const std::string held = std::to_string(resident * threads) + " of its " + std::to_string(sm.threads) + " threads";
     if (resident == sm.blocks) {
-        return "blocks of " + std::to_string(threads) + " threads, and an SM holds at most " + std::to_string(sm.blocks) +
-               " blocks: " + held;
+        return "blocks of " + std::to_string(threads) + " threads, and an SM holds at most " +
+               std::to_string(sm.blocks) + " blocks: " + held;
     }
     if (resident == by_registers) {
         return std::to_string(kernel.registers) + " registers per thread leave room for " + std::to_string(resident) +
@@ -184,20 +184,22 @@ struct Cause {
 
 std::string percent(double x) { return std::to_string(static_cast<int>(100.0 * x + 0.5)) + "%"; }
 
-std::optional<Cause> idle_sms(const KernelFacts& mine, const KernelFacts& ref, int sm_count, const std::string& ref_name)
+std::optional<Cause> idle_sms(const KernelFacts& mine, const KernelFacts& ref, int sm_count,
+                              const std::string& ref_name)
 {
     if (sm_count <= 0 || mine.blocks() >= sm_count || ref.blocks() < sm_count) return std::nullopt;
     return Cause{double(sm_count) / double(std::max<std::int64_t>(1, mine.blocks())),
-                 "your grid is " + std::to_string(mine.blocks()) + " blocks for " + std::to_string(sm_count) + " SMs: " +
-                     percent(1.0 - double(mine.blocks()) / sm_count) + " of the SMs have no work (" + ref_name +
-                     " launches " + std::to_string(ref.blocks()) + "; size the grid from the SM count)."};
+                 "your grid is " + std::to_string(mine.blocks()) + " blocks for " + std::to_string(sm_count) +
+                     " SMs: " + percent(1.0 - double(mine.blocks()) / sm_count) + " of the SMs have no work (" +
+                     ref_name + " launches " + std::to_string(ref.blocks()) + "; size the grid from the SM count)."};
 }
 
 std::optional<Cause> spills(const KernelFacts& mine, const KernelFacts& ref, const std::string& ref_name)
 {
     if (mine.local_bytes <= 0 || ref.local_bytes != 0) return std::nullopt;
     return Cause{2.0, "your kernel uses " + std::to_string(mine.local_bytes) + " bytes of local memory per thread (" +
-                          ref_name + ": none): registers spilled, or an array indexed at run time, each access a trip "
+                          ref_name +
+                          ": none): registers spilled, or an array indexed at run time, each access a trip "
                           "to memory."};
 }
 
@@ -206,14 +208,15 @@ std::optional<Cause> low_occupancy(const KernelFacts& mine, const KernelFacts& r
     if (mine.occupancy <= 0 || ref.occupancy < 0 || mine.occupancy >= 0.6 * ref.occupancy) return std::nullopt;
     std::string limit = mine.occupancy_limit;
     if (limit.empty()) {
-        limit = std::to_string(mine.threads_per_block()) + " threads per block" +
-                (mine.registers >= 0 ? ", " + std::to_string(mine.registers) + " registers per thread" : std::string()) +
-                ", " + std::to_string(mine.shared_per_block()) + " B of shared memory per block";
+        limit =
+            std::to_string(mine.threads_per_block()) + " threads per block" +
+            (mine.registers >= 0 ? ", " + std::to_string(mine.registers) + " registers per thread" : std::string()) +
+            ", " + std::to_string(mine.shared_per_block()) + " B of shared memory per block";
     }
-    return Cause{std::sqrt(ref.occupancy / mine.occupancy),
-                 "your kernel's theoretical occupancy is " + percent(mine.occupancy) + " against " +
-                     percent(ref.occupancy) + " for " + ref_name + " (" + limit +
-                     "): fewer warps to hide memory latency."};
+    return Cause{std::sqrt(ref.occupancy / mine.occupancy), "your kernel's theoretical occupancy is " +
+                                                                percent(mine.occupancy) + " against " +
+                                                                percent(ref.occupancy) + " for " + ref_name + " (" +
+                                                                limit + "): fewer warps to hide memory latency."};
 }
 
 std::optional<Cause> more_launches(std::size_t mine, std::size_t ref, const std::string& ref_name)
@@ -237,10 +240,11 @@ std::optional<Cause> less_work_per_thread(std::int64_t mine_threads, std::int64_
                      "bytes."};
 }
 
-}  // namespace
+}   // namespace
 
 SlowLaunch explain_launch_difference(const std::vector<KernelFacts>& yours, const std::vector<KernelFacts>& previous,
-                                     const std::vector<KernelFacts>& current, int current_id, int sm_count, double bytes)
+                                     const std::vector<KernelFacts>& current, int current_id, int sm_count,
+                                     double bytes)
 {
     const KernelFacts* mine = main_kernel(yours);
     const KernelFacts* ref = main_kernel(current);
@@ -248,8 +252,8 @@ SlowLaunch explain_launch_difference(const std::vector<KernelFacts>& yours, cons
     const std::string ref_name = "reference stage " + std::to_string(current_id);
     std::vector<Cause> causes;
     for (const std::optional<Cause>& cause :
-         {idle_sms(*mine, *ref, sm_count, ref_name), spills(*mine, *ref, ref_name), low_occupancy(*mine, *ref, ref_name),
-          more_launches(yours.size(), current.size(), ref_name),
+         {idle_sms(*mine, *ref, sm_count, ref_name), spills(*mine, *ref, ref_name),
+          low_occupancy(*mine, *ref, ref_name), more_launches(yours.size(), current.size(), ref_name),
           less_work_per_thread(all_threads(yours), all_threads(current), bytes, ref_name)}) {
         if (cause) causes.push_back(*cause);
     }
@@ -257,13 +261,14 @@ SlowLaunch explain_launch_difference(const std::vector<KernelFacts>& yours, cons
     SlowLaunch result;
     for (const Cause& cause : causes) result.causes.push_back(cause.sentence);
     if (result.causes.empty()) {
-        result.causes.push_back("the launch looks like " + ref_name + "'s; the difference is inside the kernel (access "
+        result.causes.push_back("the launch looks like " + ref_name +
+                                "'s; the difference is inside the kernel (access "
                                 "pattern, bank conflicts, divergence, extra passes over memory): compare your kernel "
                                 "with the stage's idea, or profile it (make profile-chapter).");
     }
-    const char* rows[] = {"kernels launched", "grid (blocks)", "threads per block", "registers per thread",
-                          "shared memory per block", "local memory per thread", "theoretical occupancy",
-                          "bytes moved per thread"};
+    const char* rows[] = {"kernels launched",      "grid (blocks)",           "threads per block",
+                          "registers per thread",  "shared memory per block", "local memory per thread",
+                          "theoretical occupancy", "bytes moved per thread"};
     std::ostringstream table;
     char line[160];
     std::snprintf(line, sizeof line, "\n    %-26s %-14s %-20s %-20s", "launch (largest kernel)", "yours",
@@ -300,33 +305,31 @@ std::optional<std::string> LedgerJudge::verdict() const
     if (!elsewhere_.empty()) {
         std::string list;
         for (const std::string& what : elsewhere_) list += "\n    " + what;
-        return std::string(
-                            "your launcher put work on another stream than the one it was given:" + list +
-                                "\n  likely cause: a launch without its stream, kernel<<<grid, block>>>(...), or a "
-                                "cudaMemcpy / cudaMemset without the stream, runs on the default stream instead of the "
-                                "stream it was given: unordered with the grader's work and outside its timing. Pass the stream you were given: "
-                                "kernel<<<grid, block, shared_bytes, stream>>>(...), cudaMemsetAsync(..., stream).");
+        return std::string("your launcher put work on another stream than the one it was given:" + list +
+                           "\n  likely cause: a launch without its stream, kernel<<<grid, block>>>(...), or a "
+                           "cudaMemcpy / cudaMemset without the stream, runs on the default stream instead of the "
+                           "stream it was given: unordered with the grader's work and outside its timing. Pass the "
+                           "stream you were given: "
+                           "kernel<<<grid, block, shared_bytes, stream>>>(...), cudaMemsetAsync(..., stream).");
     }
     if (kernels_on_stream_ == 0) {
-        return std::string(
-                            "your launcher launched no kernel: in " + std::to_string(calls_) +
-                                " calls not one kernel ran on the stream it was given, although the results came "
-                                "out right.\n  likely cause: the result was computed on the host (copied to the CPU "
-                                "and back) or by copies alone. The stage is about writing the kernel: launch it "
-                                "on the stream you were given.");
+        return std::string("your launcher launched no kernel: in " + std::to_string(calls_) +
+                           " calls not one kernel ran on the stream it was given, although the results came "
+                           "out right.\n  likely cause: the result was computed on the host (copied to the CPU "
+                           "and back) or by copies alone. The stage is about writing the kernel: launch it "
+                           "on the stream you were given.");
     }
     // A launcher may keep one buffer for later calls; memory that grows with the calls is a leak.
     if (calls_that_kept_memory_ >= 3) {
         std::size_t bytes = 0;
         for (const auto& entry : kept_) bytes += entry.second;
-        return std::string(
-                            "your launcher leaks device memory: " + std::to_string(calls_that_kept_memory_) + " of its " +
-                                std::to_string(calls_) + " calls allocated memory they never freed (" +
-                                std::to_string(kept_.size()) + " allocations, " + std::to_string(bytes) +
-                                " bytes still held).\n  likely cause: a cudaMalloc (or cudaMallocAsync) in the "
-                                "launcher without its cudaFree (cudaFreeAsync on the stream): in a program that "
-                                "calls it in a loop the GPU runs out of memory. Free what you allocate, or "
-                                "allocate once and reuse it.");
+        return std::string("your launcher leaks device memory: " + std::to_string(calls_that_kept_memory_) +
+                           " of its " + std::to_string(calls_) + " calls allocated memory they never freed (" +
+                           std::to_string(kept_.size()) + " allocations, " + std::to_string(bytes) +
+                           " bytes still held).\n  likely cause: a cudaMalloc (or cudaMallocAsync) in the "
+                           "launcher without its cudaFree (cudaFreeAsync on the stream): in a program that "
+                           "calls it in a loop the GPU runs out of memory. Free what you allocate, or "
+                           "allocate once and reuse it.");
     }
     return std::nullopt;
 }
@@ -361,7 +364,8 @@ LaunchRecord ledger_end()
     LaunchRecord record;
     record.available = true;
     auto stream_name = [](cudaStream_t s) {
-        return s == nullptr || s == cudaStreamLegacy ? std::string("the legacy default stream") : std::string("another stream");
+        return s == nullptr || s == cudaStreamLegacy ? std::string("the legacy default stream")
+                                                     : std::string("another stream");
     };
     for (const emu::LedgerKernel& k : ledger.kernels) {
         KernelFacts facts;
@@ -372,7 +376,8 @@ LaunchRecord ledger_end()
         facts.dynamic_shared = k.dynamic_shared;
         facts.on_given_stream = k.stream == g_window_stream;
         if (!facts.on_given_stream) {
-            record.elsewhere.push_back("kernel `" + k.name + "` (launched at " + k.where + ") ran on " + stream_name(k.stream));
+            record.elsewhere.push_back("kernel `" + k.name + "` (launched at " + k.where + ") ran on " +
+                                       stream_name(k.stream));
         }
         record.kernels.push_back(facts);
     }
@@ -503,7 +508,7 @@ std::string start_cupti()
     return "";
 }
 
-}  // namespace
+}   // namespace
 
 const std::string& ledger_unavailable_reason()
 {
@@ -550,7 +555,8 @@ LaunchRecord ledger_end()
     for (RawKernel& k : g_window.kernels) {
         if (k.facts.name == kMarkerName) continue;
         k.facts.on_given_stream = k.stream_id == given;
-        if (!k.facts.on_given_stream) record.elsewhere.push_back("kernel `" + k.facts.name + "` ran on another stream (the default stream?)");
+        if (!k.facts.on_given_stream)
+            record.elsewhere.push_back("kernel `" + k.facts.name + "` ran on another stream (the default stream?)");
         record.kernels.push_back(k.facts);
     }
     for (const auto& [what, stream_id] : g_window.operations) {
@@ -591,8 +597,7 @@ std::vector<KernelFacts> launch_facts(const Launch& launch, cudaStream_t stream)
     }
     try {
         launch(stream);
-    } catch (...) {
-    }
+    } catch (...) {}
     cudaGraph_t graph = nullptr;
     (void)cudaStreamEndCapture(stream, &graph);
     (void)cudaGetLastError();
@@ -624,8 +629,8 @@ std::vector<KernelFacts> launch_facts(const Launch& launch, cudaStream_t stream)
                 facts.occupancy = double(resident) * threads / device_info().max_threads_per_sm;
             }
             const DeviceInfo& gpu = device_info();
-            facts.occupancy_limit = occupancy_limit(
-                facts, SmLimits{gpu.max_threads_per_sm, gpu.max_blocks_per_sm, gpu.registers_per_sm, gpu.shared_per_sm});
+            facts.occupancy_limit = occupancy_limit(facts, SmLimits{gpu.max_threads_per_sm, gpu.max_blocks_per_sm,
+                                                                    gpu.registers_per_sm, gpu.shared_per_sm});
             facts.name = "kernel " + std::to_string(kernels.size() + 1);
 #if CUDART_VERSION >= 12030
             const char* name = nullptr;
@@ -640,4 +645,4 @@ std::vector<KernelFacts> launch_facts(const Launch& launch, cudaStream_t stream)
 #endif
 }
 
-}  // namespace wb
+}   // namespace wb

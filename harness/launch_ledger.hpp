@@ -26,7 +26,7 @@ namespace wb {
 
 /// One kernel launched inside a window.
 struct KernelFacts {
-    std::string name;                 ///< demangled, without its parameter list
+    std::string name;   ///< demangled, without its parameter list
     dim3 grid{1, 1, 1};
     dim3 block{1, 1, 1};
     std::size_t static_shared = 0;    ///< bytes of static __shared__ arrays per block
@@ -44,8 +44,8 @@ struct KernelFacts {
 
 /// What one call of a launcher did.
 struct LaunchRecord {
-    bool available = false;            ///< false: this backend cannot record (no CUPTI); nothing below is known
-    std::vector<KernelFacts> kernels;  ///< every kernel, in launch order (on any stream)
+    bool available = false;               ///< false: this backend cannot record (no CUPTI); nothing below is known
+    std::vector<KernelFacts> kernels;     ///< every kernel, in launch order (on any stream)
     std::vector<std::string> elsewhere;   ///< work that went to another stream, described for the learner
     std::map<std::uintptr_t, std::size_t> allocated;   ///< device allocations made in the window
     std::vector<std::uintptr_t> released;              ///< device allocations released in the window
@@ -83,7 +83,7 @@ private:
 /// "2 kernels: `reduce_kernel` grid 528 x 256 threads, 1024 B shared, 32 registers; ..." for messages.
 std::string describe_kernels(const std::vector<KernelFacts>& kernels);
 
-}  // namespace wb
+}   // namespace wb
 
 namespace wb {
 
@@ -93,16 +93,16 @@ namespace wb {
 /// emulator it runs once inside a ledger window. Empty when nothing could be learned.
 std::vector<KernelFacts> launch_facts(const Launch& launch, cudaStream_t stream);
 
-}  // namespace wb
+}   // namespace wb
 
 namespace wb {
 
 /// What one SM holds at most: the limits that decide how many blocks of a kernel are resident at once.
 struct SmLimits {
-    int threads = 0;            ///< resident threads (2048 on Hopper)
-    int blocks = 0;             ///< resident blocks (32 on Hopper)
-    int registers = 0;          ///< 32-bit registers (65536)
-    std::size_t shared = 0;     ///< shared memory, bytes
+    int threads = 0;          ///< resident threads (2048 on Hopper)
+    int blocks = 0;           ///< resident blocks (32 on Hopper)
+    int registers = 0;        ///< 32-bit registers (65536)
+    std::size_t shared = 0;   ///< shared memory, bytes
 };
 
 /// Which limit of @p sm keeps the fewest blocks of @p kernel resident, as a phrase for a learner, e.g.
@@ -130,4 +130,4 @@ SlowLaunch explain_launch_difference(const std::vector<KernelFacts>& yours, cons
                                      const std::vector<KernelFacts>& current, int current_id, int sm_count,
                                      double bytes);
 
-}  // namespace wb
+}   // namespace wb

@@ -45,4 +45,4 @@ std::vector<float> nonzero_small_integers(std::size_t n, int limit, Rng& rng)
     return v;
 }
 
-}  // namespace wb
+}   // namespace wb

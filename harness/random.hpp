@@ -34,4 +34,4 @@ std::vector<float> uniform_floats(std::size_t n, float lo, float hi, Rng& rng);
 /// checked exactly: one missing or doubled element changes the result.
 std::vector<float> nonzero_small_integers(std::size_t n, int limit, Rng& rng);
 
-}  // namespace wb
+}   // namespace wb

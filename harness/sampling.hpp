@@ -62,4 +62,4 @@ inline bool device_memory_allows(std::size_t bytes, const std::string& what)
     return false;
 }
 
-}  // namespace wb
+}   // namespace wb

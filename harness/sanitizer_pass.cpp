@@ -46,7 +46,8 @@ const char* likely_cause(const std::string& tool)
                "different barriers for two halves of the block.";
     }
     return "an access outside an array, usually at a boundary: a missing or wrong bounds test (the last "
-           "block), a read one element past the end of an input, or a vector access over the last partial vector. (In this run the arrays have no guard "
+           "block), a read one element past the end of an input, or a vector access over the last partial vector. (In "
+           "this run the arrays have no guard "
            "bytes after them, so a read past the end is caught.)";
 }
 
@@ -59,7 +60,7 @@ std::string tidy(std::string line)
     return std::regex_replace(line, path, "$2");
 }
 
-}  // namespace
+}   // namespace
 
 std::optional<std::string> describe_sanitizer_findings(const std::string& tool, const std::string& output, int chapter)
 {
@@ -72,8 +73,8 @@ std::optional<std::string> describe_sanitizer_findings(const std::string& tool, 
         summarised = true;
     }
     if (!summarised) {   // a part of a longer run: count the reports themselves
-        count = static_cast<int>(std::distance(std::sregex_iterator(output.begin(), output.end(), headline),
-                                               std::sregex_iterator()));
+        count = static_cast<int>(
+            std::distance(std::sregex_iterator(output.begin(), output.end(), headline), std::sregex_iterator()));
     }
     if (count == 0) return std::nullopt;
     // The first report: its headline and the lines that say where.
@@ -147,8 +148,8 @@ bool start(Child& child, const std::string& sanitizer, const std::string& exe, c
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_adddup2(&actions, fd, STDOUT_FILENO);
     posix_spawn_file_actions_adddup2(&actions, fd, STDERR_FILENO);
-    std::vector<std::string> args = {sanitizer, "--tool", child.tool, "--print-limit", std::to_string(print_limit),
-                                     "--report-api-errors", "no"};
+    std::vector<std::string> args = {
+        sanitizer, "--tool", child.tool, "--print-limit", std::to_string(print_limit), "--report-api-errors", "no"};
     if (child.tool == "memcheck") args.insert(args.end(), {"--leak-check", "no"});
     args.insert(args.end(), {exe, spec});
     std::vector<char*> argv;
@@ -180,15 +181,15 @@ double seconds_limit()
     return limit > 0 ? limit : 120.0;
 }
 
-}  // namespace
+}   // namespace
 
 namespace {
 
 /// What the three tools said, for each stage of @p stages; "" in `missing` when they ran.
 struct ToolRun {
-    std::string missing;                         ///< why nothing ran ("" when the tools ran)
+    std::string missing;                                        ///< why nothing ran ("" when the tools ran)
     std::vector<std::pair<std::string, std::string>> outputs;   ///< (tool, its whole output)
-    std::string unfinished;                      ///< tools stopped at the time limit
+    std::string unfinished;                                     ///< tools stopped at the time limit
     double seconds = 0.0;
 };
 
@@ -201,8 +202,9 @@ ToolRun run_tools(const std::vector<int>& stages)
     }
     const std::string sanitizer = find_sanitizer();
     if (sanitizer.empty()) {
-        run.missing = "compute-sanitizer was not found (it ships with the CUDA Toolkit, in its bin/ folder: put "
-                      "that folder on PATH)";
+        run.missing =
+            "compute-sanitizer was not found (it ships with the CUDA Toolkit, in its bin/ folder: put "
+            "that folder on PATH)";
         return run;
     }
     const std::string exe = self_path();
@@ -264,7 +266,7 @@ ToolRun run_tools(const std::vector<int>& stages)
 }
 
 
-}  // namespace
+}   // namespace
 
 std::map<int, std::string> output_by_stage(const std::string& output)
 {
@@ -329,4 +331,4 @@ int sanitize_stages_command(int chapter, const std::vector<int>& stages)
     return 0;
 }
 
-}  // namespace wb
+}   // namespace wb

@@ -29,8 +29,7 @@ int sanitizer_run_limit();
 struct SanitizerCasesDone {};
 
 /// What one tool's output says, pure logic: nothing when it found nothing, else the failure message.
-std::optional<std::string> describe_sanitizer_findings(const std::string& tool, const std::string& output,
-                                                       int chapter);
+std::optional<std::string> describe_sanitizer_findings(const std::string& tool, const std::string& output, int chapter);
 
 /// Runs the stage's correctness checks again under the three tools; the stage's failure if one found a
 /// problem. Prints one line either way ("not sanitizer-checked: ..." when the tool is missing).
@@ -46,4 +45,4 @@ int sanitize_stages_command(int chapter, const std::vector<int>& stages);
 /// K" header), without the tool's closing summary (it counts the whole run). Pure logic.
 std::map<int, std::string> output_by_stage(const std::string& output);
 
-}  // namespace wb
+}   // namespace wb

@@ -85,7 +85,8 @@ StageFailure failure_from_cuda(const CudaError& error, int chapter)
 #if WORKBOOK_EMULATED
     // The CPU emulator knows more than the error code: the kernel, the block and thread, the lines.
     if (const std::string report = emu::last_fault_report(error.code()); !report.empty()) {
-        if (is_launch_configuration_error(error.code())) return {Status::crashed, "your launch was rejected: " + report};
+        if (is_launch_configuration_error(error.code()))
+            return {Status::crashed, "your launch was rejected: " + report};
         return {emu::last_fault_is_deadlock() ? Status::hung : Status::crashed,
                 "the CPU emulator stopped your kernel: " + report};
     }
@@ -102,21 +103,23 @@ StageFailure failure_from_cuda(const CudaError& error, int chapter)
                                  memcheck_hint(chapter)};
 }
 
-void print_result(const GraderContext& context, const StageInfo& info, Status status, const std::string& message, const std::string& fields)
+void print_result(const GraderContext& context, const StageInfo& info, Status status, const std::string& message,
+                  const std::string& fields)
 {
     std::string first_line = message.substr(0, message.find('\n'));
     // A failure also carries its whole message, so that tools can match more than the first line.
     const std::string details = (status == Status::passed || status == Status::skipped)
                                     ? std::string()
                                     : ", \"details\": " + json_string(message);
-    std::printf("WORKBOOK-RESULT {\"chapter\": %d, \"stage\": %d, \"track\": \"%s\", \"status\": \"%s\", "
-                "\"title\": %s%s, \"summary\": %s%s}\n",
-                context.chapter, info.id, context.track, status_name(status), json_string(info.title).c_str(),
-                fields.c_str(), json_string(first_line).c_str(), details.c_str());
+    std::printf(
+        "WORKBOOK-RESULT {\"chapter\": %d, \"stage\": %d, \"track\": \"%s\", \"status\": \"%s\", "
+        "\"title\": %s%s, \"summary\": %s%s}\n",
+        context.chapter, info.id, context.track, status_name(status), json_string(info.title).c_str(), fields.c_str(),
+        json_string(first_line).c_str(), details.c_str());
     std::fflush(stdout);
 }
 
-}  // namespace
+}   // namespace
 
 namespace {
 
@@ -133,7 +136,7 @@ std::string not_covered_cause(std::int64_t row_length)
            "a tail (the elements past the last full block or vector) that no thread handles.";
 }
 
-}  // namespace
+}   // namespace
 
 std::optional<StageFailure> UnwrittenOutputs::on_report(const CompareReport& report, const std::string& case_name)
 {
@@ -144,10 +147,11 @@ std::optional<StageFailure> UnwrittenOutputs::on_report(const CompareReport& rep
             return StageFailure{Status::not_implemented, report.message};   // no launch skips that many
         }
         if (written_) {
-            return StageFailure{Status::wrong, "wrong result for " + case_name +
-                                                   ": the output was never written (every element still holds "
-                                                   "the poison), although other inputs were handled.\n  likely cause: " +
-                                                   not_covered_cause(report.row_length)};
+            return StageFailure{Status::wrong,
+                                "wrong result for " + case_name +
+                                    ": the output was never written (every element still holds "
+                                    "the poison), although other inputs were handled.\n  likely cause: " +
+                                    not_covered_cause(report.row_length)};
         }
         if (pending_case_.empty()) {
             pending_case_ = case_name;
@@ -157,14 +161,14 @@ std::optional<StageFailure> UnwrittenOutputs::on_report(const CompareReport& rep
         return std::nullopt;   // no verdict yet: "not implemented" or a size the launch does not cover
     }
     written_ = true;
-    const std::string also = pending_case_.empty() ? std::string()
-                                                   : "\n  also: nothing at all was written for " + pending_case_ + ".";
+    const std::string also =
+        pending_case_.empty() ? std::string() : "\n  also: nothing at all was written for " + pending_case_ + ".";
     if (!report.ok) return StageFailure{Status::wrong, "wrong result for " + case_name + ": " + report.message + also};
     if (!pending_case_.empty()) {
         return StageFailure{Status::wrong, "wrong result for " + pending_case_ +
                                                ": the output was never written (every element still holds the "
-                                               "poison), although other inputs such as " + case_name +
-                                               " came out right.\n  likely cause: " +
+                                               "poison), although other inputs such as " +
+                                               case_name + " came out right.\n  likely cause: " +
                                                not_covered_cause(pending_row_length_)};
     }
     return std::nullopt;
@@ -183,13 +187,16 @@ std::optional<StageFailure> stream_probe_verdict(cudaError_t capture_error, std:
         "default stream (so does a stream of your own), unordered with the grader's work and outside its "
         "timing. Pass the stream you were given: kernel<<<grid, block, shared_bytes, stream>>>(...).";
     if (capture_error == cudaErrorStreamCaptureImplicit) {
-        return StageFailure{Status::wrong, "your launcher used the legacy default stream instead of the stream it "
-                                           "was given." + std::string(kAdvice)};
+        return StageFailure{Status::wrong,
+                            "your launcher used the legacy default stream instead of the stream it "
+                            "was given." +
+                                std::string(kAdvice)};
     }
     if (capture_error != cudaSuccess || nodes > 0) return std::nullopt;
-    return StageFailure{Status::wrong, "your launcher put no work on the stream it was given: the grader recorded "
-                                       "that stream while calling your launcher once and found nothing on it." +
-                                           std::string(kAdvice)};
+    return StageFailure{Status::wrong,
+                        "your launcher put no work on the stream it was given: the grader recorded "
+                        "that stream while calling your launcher once and found nothing on it." +
+                            std::string(kAdvice)};
 }
 
 StageFailure recheck_failure(const StageFailure& failure)
@@ -198,8 +205,10 @@ StageFailure recheck_failure(const StageFailure& failure)
         "\n  likely cause: the launcher was right before timing, so it behaves differently on a repeated call: "
         "a result cached from an earlier call with the same arguments (work skipped), or state kept between calls.";
     if (failure.status == Status::not_implemented) {
-        return {Status::wrong, "after timing, a call wrote nothing, although the same launcher wrote the right "
-                               "result before timing." + std::string(kCause)};
+        return {Status::wrong,
+                "after timing, a call wrote nothing, although the same launcher wrote the right "
+                "result before timing." +
+                    std::string(kCause)};
     }
     if (failure.status == Status::wrong) return {Status::wrong, "after timing, " + failure.message + kCause};
     return failure;
@@ -222,31 +231,28 @@ void Stage::run(const Launch& launch)
     if (profile_request()) return;   // profile mode: only the speed case's launcher runs (check_speed)
     // Every call is recorded (launch_ledger.hpp): kernels and their streams, allocations kept.
     ledger_begin(stream());
-    try {
-        launch(stream());
-    } catch (const CudaError& error) {
-        ledger_abandon();
-        throw failure_from_cuda(error, context_.chapter);
-    } catch (...) {
-        ledger_abandon();
-        throw;
-    }
+    // A step that fails ends the ledger's record before the failure is reported.
+    auto abandon_ledger_on_failure = [&](const auto& step) {
+        try {
+            step();
+        } catch (const CudaError& error) {
+            ledger_abandon();
+            throw failure_from_cuda(error, context_.chapter);
+        } catch (...) {
+            ledger_abandon();
+            throw;
+        }
+    };
+    abandon_ledger_on_failure([&] { launch(stream()); });
     const cudaError_t launch_error = cudaGetLastError();
     if (launch_error != cudaSuccess) {
         ledger_abandon();
-        throw failure_from_cuda(CudaError(launch_error, std::string(cudaGetErrorName(launch_error)) + " (" +
-                                                            cudaGetErrorString(launch_error) + ") after your launcher returned"),
-                                context_.chapter);
+        throw failure_from_cuda(
+            CudaError(launch_error, std::string(cudaGetErrorName(launch_error)) + " (" +
+                                        cudaGetErrorString(launch_error) + ") after your launcher returned"),
+            context_.chapter);
     }
-    try {
-        synchronize_with_timeout(stream());
-    } catch (const CudaError& error) {
-        ledger_abandon();
-        throw failure_from_cuda(error, context_.chapter);
-    } catch (...) {
-        ledger_abandon();
-        throw;
-    }
+    abandon_ledger_on_failure([&] { synchronize_with_timeout(stream()); });
     const LaunchRecord record = ledger_end();
     ledger_.add(record);
     if (record.available) last_kernels_ = record.kernels;
@@ -259,7 +265,7 @@ void Stage::run(const Launch& launch)
 void Stage::expect(const CompareReport& report, const std::string& case_name)
 {
     if (profile_request()) return;   // profile mode: nothing ran, nothing to compare
-    if (rechecking_) {   // after timing: check_speed turns these into "wrong" (recheck_failure)
+    if (rechecking_) {               // after timing: check_speed turns these into "wrong" (recheck_failure)
         if (report.ok) {
             std::printf("  ok    %s\n", case_name.c_str());
             return;
@@ -337,9 +343,10 @@ void Stage::check_idea(const Launch& launch, const std::function<std::string(con
     }
     const std::string missing = rule(kernels);
     if (missing.empty()) return;
-    throw StageFailure{Status::wrong, "right results, but not this stage's idea: " + missing + "\n  your launch: " +
-                                          describe_kernels(kernels) +
-                                          ".\n  Re-read the stage's contract (stages.cuh) and its section of the chapter README."};
+    throw StageFailure{Status::wrong,
+                       "right results, but not this stage's idea: " + missing +
+                           "\n  your launch: " + describe_kernels(kernels) +
+                           ".\n  Re-read the stage's contract (stages.cuh) and its section of the chapter README."};
 }
 
 bool Stage::measures_speed()
@@ -381,15 +388,15 @@ std::string describe_speedup(double speedup, const std::string& previous, double
     return line;
 }
 
-}  // namespace
+}   // namespace
 
 /// The three timings of a speed case and what the speed rule makes of them.
 struct Stage::SpeedTiming {
     bool has_target = false;   ///< the stage has a speed target and a previous stage to beat
     double candidate_ms = 0, reference_ms = 0, previous_ms = 0;
-    double speedup = 0;        ///< previous / candidate
-    double gain = 0;           ///< previous / reference: what the reference gains on this GPU
-    double required = 0;       ///< the speed-up the rule asks for (timing.hpp)
+    double speedup = 0;    ///< previous / candidate
+    double gain = 0;       ///< previous / reference: what the reference gains on this GPU
+    double required = 0;   ///< the speed-up the rule asks for (timing.hpp)
     bool fast_enough = true;
 };
 
@@ -418,7 +425,8 @@ Stage::SpeedTiming Stage::time_against_references(const SpeedCase& speed)
         timing.required = required_speedup(info_.speedup_target, timing.gain);
         timing.fast_enough = timing.speedup >= timing.required;
         if (timing.fast_enough) break;
-        if (attempt < attempts) std::printf("  speed x%.2f < x%.2f: measuring again\n", timing.speedup, timing.required);
+        if (attempt < attempts)
+            std::printf("  speed x%.2f < x%.2f: measuring again\n", timing.speedup, timing.required);
     }
     return timing;
 }
@@ -426,7 +434,8 @@ Stage::SpeedTiming Stage::time_against_references(const SpeedCase& speed)
 /// Prints the candidate's rate and adds it to the result line.
 void Stage::record_rate(const SpeedCase& speed, double ms, double copy_gbps)
 {
-    std::printf("  speed (%s): this stage %s\n", speed.description.c_str(), describe_rate(speed, ms, copy_gbps).c_str());
+    std::printf("  speed (%s): this stage %s\n", speed.description.c_str(),
+                describe_rate(speed, ms, copy_gbps).c_str());
     record("ms", ms);
     record("copy_gbps", copy_gbps);
     if (speed.bytes > 0) {
@@ -458,8 +467,8 @@ void Stage::judge_speedup(const SpeedCase& speed, const SpeedTiming& timing)
     record("speedup", timing.speedup);
     record("required", timing.required);
     record("reference_gain", timing.gain);
-    const std::string previous = speed.previous_label.empty() ? "reference stage " + std::to_string(info_.id - 1)
-                                                              : speed.previous_label;
+    const std::string previous =
+        speed.previous_label.empty() ? "reference stage " + std::to_string(info_.id - 1) : speed.previous_label;
     const std::string line = describe_speedup(timing.speedup, previous, timing.previous_ms, timing.required,
                                               describe_speed_rule(info_.speedup_target, timing.gain, info_.id));
     std::printf("        %s\n", line.c_str());
@@ -496,8 +505,9 @@ void Stage::check_speed(const SpeedCase& speed)
 
 std::string too_slow_message(const std::string& speedup_line, const SlowLaunch& why)
 {
-    const std::string closing = "Re-read the stage's idea in the chapter README, or `make hint`; "
-                                "`make profile-chapter` shows the hardware counters on a GPU with Nsight Compute.";
+    const std::string closing =
+        "Re-read the stage's idea in the chapter README, or `make hint`; "
+        "`make profile-chapter` shows the hardware counters on a GPU with Nsight Compute.";
     if (why.causes.empty()) return "correct, but too slow: " + speedup_line + ".\n  " + closing;
     std::string also;
     for (std::size_t i = 1; i < why.causes.size(); ++i) also += "\n  also: " + why.causes[i];
@@ -513,7 +523,7 @@ std::optional<ProfileRequest>& profile_request_storage()
     static std::optional<ProfileRequest> request;
     return request;
 }
-}  // namespace
+}   // namespace
 
 void request_profile(const ProfileRequest& request) { profile_request_storage() = request; }
 
@@ -530,8 +540,8 @@ std::string profile_line(int stage, const std::string& which, const std::string&
         line << (i ? ", " : "") << "{\"name\": " << json_string(k.name) << ", \"blocks\": " << k.blocks()
              << ", \"threads_per_block\": " << k.threads_per_block() << ", \"registers\": " << k.registers
              << ", \"shared_bytes\": " << k.shared_per_block() << ", \"local_bytes\": " << k.local_bytes
-             << ", \"occupancy\": " << json_number(k.occupancy) << ", \"occupancy_limit\": "
-             << json_string(k.occupancy_limit) << "}";
+             << ", \"occupancy\": " << json_number(k.occupancy)
+             << ", \"occupancy_limit\": " << json_string(k.occupancy_limit) << "}";
     }
     line << "]}";
     return line.str();
@@ -540,11 +550,12 @@ std::string profile_line(int stage, const std::string& which, const std::string&
 void Stage::profile_one_launcher(const SpeedCase& speed)
 {
     const std::string& which = profile_request()->which;
-    const Launch& launch = which == "learner" ? speed.candidate
+    const Launch& launch = which == "learner"    ? speed.candidate
                            : which == "previous" ? speed.previous_reference
                                                  : speed.current_reference;
     std::string label = which == "current" ? "reference stage " + std::to_string(info_.id) : "your stage";
-    if (which == "learner" && std::string(context_.track) == "reference") label = "reference stage " + std::to_string(info_.id);
+    if (which == "learner" && std::string(context_.track) == "reference")
+        label = "reference stage " + std::to_string(info_.id);
     if (which == "previous") {
         label = speed.previous_label.empty() ? "reference stage " + std::to_string(info_.id - 1) : speed.previous_label;
     }
@@ -606,7 +617,8 @@ std::string schedule_dependence(const std::function<void()>& run_checks)
         return list + (list.find(',') == std::string::npos ? " schedule" : " schedules");
     };
     return "\n  the result depends on thread order: a race. Run again in each of the emulator's thread orders, "
-           "the checks fail in the " + schedules(wrong_in) + " and pass in the " + schedules(right_in) +
+           "the checks fail in the " +
+           schedules(wrong_in) + " and pass in the " + schedules(right_in) +
            " (replay one with WORKBOOK_EMU_SCHEDULE=" + wrong_in.substr(0, wrong_in.find(',')) +
            "). Look for a missing __syncthreads() or __syncwarp(), or threads updating one element without atomics.";
 }
@@ -652,7 +664,8 @@ StageVerdict run_stage(const GraderContext& context, const StageInfo& info, cons
     } catch (const HangError& hang) {
         verdict = {Status::hung, "a kernel was still running after " + std::to_string(static_cast<int>(hang.seconds)) +
                                      " s: a deadlock (a __syncthreads() that not every thread of the block "
-                                     "reaches) or a loop that never ends.\n  " + memcheck_hint(context.chapter)};
+                                     "reaches) or a loop that never ends.\n  " +
+                                     memcheck_hint(context.chapter)};
         print_result(context, info, verdict.status, verdict.message, fields);
         std::printf("FAILED: %s\n", verdict.message.c_str());
         std::fflush(stdout);
@@ -693,19 +706,20 @@ StageVerdict run_stage(const GraderContext& context, const StageInfo& info, cons
 
 void print_bench_row(int chapter, const BenchRow& row)
 {
-    std::string line = "WORKBOOK-BENCH {\"chapter\": " + std::to_string(chapter) +
-                       ", \"op\": " + json_string(row.op) + ", \"variant\": " + json_string(row.variant) +
-                       ", \"stage\": " + std::to_string(row.stage) + ", \"shape\": " + json_string(row.shape) +
-                       ", \"dtype\": " + json_string(row.dtype) + ", \"ms\": " + json_number(row.ms);
+    std::string line = "WORKBOOK-BENCH {\"chapter\": " + std::to_string(chapter) + ", \"op\": " + json_string(row.op) +
+                       ", \"variant\": " + json_string(row.variant) + ", \"stage\": " + std::to_string(row.stage) +
+                       ", \"shape\": " + json_string(row.shape) + ", \"dtype\": " + json_string(row.dtype) +
+                       ", \"ms\": " + json_number(row.ms);
     if (row.bytes > 0) {
         const double gbps = row.bytes / (row.ms * 1e-3) / 1e9;
-        line += ", \"gbps\": " + json_number(gbps) +
-                ", \"pct_copy\": " + json_number(100.0 * gbps / copy_bandwidth_gbps());
+        line +=
+            ", \"gbps\": " + json_number(gbps) + ", \"pct_copy\": " + json_number(100.0 * gbps / copy_bandwidth_gbps());
     }
     if (row.flops > 0) line += ", \"tflops\": " + json_number(row.flops / (row.ms * 1e-3) / 1e12);
-    line += ", \"gpu\": " + json_string(device_info().name) + ", \"copy_gbps\": " + json_number(copy_bandwidth_gbps()) + "}";
+    line += ", \"gpu\": " + json_string(device_info().name) + ", \"copy_gbps\": " + json_number(copy_bandwidth_gbps()) +
+            "}";
     std::printf("%s\n", line.c_str());
     std::fflush(stdout);
 }
 
-}  // namespace wb
+}   // namespace wb

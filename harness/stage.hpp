@@ -79,14 +79,14 @@ struct StageFailure {
 
 /// One timed comparison: the candidate against the reference stages on the same inputs.
 struct SpeedCase {
-    std::string description;        ///< the workload, e.g. "2^26 floats"
-    Launch candidate;               ///< the stage being graded
-    Launch previous_reference;      ///< what the stage must beat (reference stage k-1, or the chapter's baseline)
-    Launch current_reference;       ///< the reference of this stage, to scale the target to this GPU
-    double bytes = 0.0;             ///< bytes the job must move (inputs read once, outputs written once)
-    double flops = 0.0;             ///< floating-point operations, for compute-bound stages
-    std::string previous_label;     ///< how to name previous_reference in the report
-    std::function<void()> recheck;  ///< optional: correctness again after timing (catches cached results)
+    std::string description;         ///< the workload, e.g. "2^26 floats"
+    Launch candidate;                ///< the stage being graded
+    Launch previous_reference;       ///< what the stage must beat (reference stage k-1, or the chapter's baseline)
+    Launch current_reference;        ///< the reference of this stage, to scale the target to this GPU
+    double bytes = 0.0;              ///< bytes the job must move (inputs read once, outputs written once)
+    double flops = 0.0;              ///< floating-point operations, for compute-bound stages
+    std::string previous_label;      ///< how to name previous_reference in the report
+    std::function<void()> recheck;   ///< optional: correctness again after timing (catches cached results)
 };
 
 /// Decides what an output that was never written means (see Stage::expect).
@@ -110,8 +110,8 @@ public:
     std::optional<StageFailure> at_end() const;
 
 private:
-    bool written_ = false;           ///< some case wrote at least one element
-    std::string pending_case_;       ///< the first case that wrote nothing, while nothing was written
+    bool written_ = false;       ///< some case wrote at least one element
+    std::string pending_case_;   ///< the first case that wrote nothing, while nothing was written
     std::string pending_message_;
     std::int64_t pending_row_length_ = 0;
 };
@@ -213,15 +213,15 @@ StageVerdict run_stage(const GraderContext& context, const StageInfo& info, cons
 
 /// One row of `make bench`: printed as a WORKBOOK-BENCH line that tools/wbtools reads (`make bench`).
 struct BenchRow {
-    std::string op;            ///< e.g. "sum"
-    std::string variant;       ///< e.g. "stage 9: vectorised single pass" or "CUB DeviceReduce::Sum"
-    std::string shape;         ///< e.g. "268435456" or "[49152, 1024]"
+    std::string op;        ///< e.g. "sum"
+    std::string variant;   ///< e.g. "stage 9: vectorised single pass" or "CUB DeviceReduce::Sum"
+    std::string shape;     ///< e.g. "268435456" or "[49152, 1024]"
     std::string dtype = "float32";
     double ms = 0.0;
     double bytes = 0.0;
     double flops = 0.0;
-    int stage = 0;             ///< 0 for library baselines
+    int stage = 0;   ///< 0 for library baselines
 };
 void print_bench_row(int chapter, const BenchRow& row);
 
-}  // namespace wb
+}   // namespace wb

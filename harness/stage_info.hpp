@@ -11,4 +11,4 @@ struct StageInfo {
     double speedup_target;   ///< required speed-up over the previous reference stage (0: no speed check)
 };
 
-}  // namespace wb
+}   // namespace wb

@@ -29,10 +29,7 @@ double speedup_cap(double reference_gain)
     return std::max(0.8 * reference_gain, std::min(half_the_gain, 0.95 * reference_gain));
 }
 
-double required_speedup(double target, double reference_gain)
-{
-    return std::min(target, speedup_cap(reference_gain));
-}
+double required_speedup(double target, double reference_gain) { return std::min(target, speedup_cap(reference_gain)); }
 
 SpeedRule speed_rule_applied(double target, double reference_gain)
 {
@@ -57,8 +54,10 @@ std::string describe_speed_rule(double target, double reference_gain, int stage)
                           gains.c_str());
             break;
         case SpeedRule::half_of_gain:
-            std::snprintf(text, sizeof text, "target x%.2f, capped at half of the gain, 1 + (G - 1) / 2, with the "
-                          "G = x%.2f%s", target, reference_gain, gains.c_str());
+            std::snprintf(text, sizeof text,
+                          "target x%.2f, capped at half of the gain, 1 + (G - 1) / 2, with the "
+                          "G = x%.2f%s",
+                          target, reference_gain, gains.c_str());
             break;
         case SpeedRule::ninety_five_percent_of_gain:
             std::snprintf(text, sizeof text, "target x%.2f, capped at 95%% of the x%.2f%s", target, reference_gain,
@@ -113,7 +112,7 @@ double time_once(cudaStream_t stream, const Launch& launch, const Event& start, 
     return ms;
 }
 
-}  // namespace
+}   // namespace
 
 std::vector<double> interleaved_median_ms(cudaStream_t stream, const std::vector<Launch>& launches, TimingPlan plan)
 {
@@ -137,4 +136,4 @@ double median_ms(cudaStream_t stream, const Launch& launch, TimingPlan plan)
     return interleaved_median_ms(stream, {launch}, plan).front();
 }
 
-}  // namespace wb
+}   // namespace wb

@@ -75,4 +75,4 @@ SpeedRule speed_rule_applied(double target, double reference_gain);
 /// that reference stage 3 gains on this GPU".
 std::string describe_speed_rule(double target, double reference_gain, int stage);
 
-}  // namespace wb
+}   // namespace wb

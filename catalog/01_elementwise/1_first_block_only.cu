@@ -11,14 +11,14 @@ namespace WORKBOOK_TRACK {
 
 namespace {
 
-__global__ void add_first_block_kernel(const float* __restrict__ a, const float* __restrict__ b,
-                                       float* __restrict__ c, std::int64_t n)
+__global__ void add_first_block_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c,
+                                       std::int64_t n)
 {
     const std::int64_t i = threadIdx.x;   // the bug: blockIdx.x * blockDim.x is missing
     if (i < n) c[i] = a[i] + b[i];
 }
 
-}  // namespace
+}   // namespace
 
 void add_1_naive(const float* a, const float* b, float* c, std::int64_t n, cudaStream_t stream)
 {
@@ -28,4 +28,4 @@ void add_1_naive(const float* a, const float* b, float* c, std::int64_t n, cudaS
     WB_CHECK_LAUNCH();
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

@@ -18,7 +18,7 @@ __global__ void add_kernel(const float* __restrict__ a, const float* __restrict_
     if (i < n) c[i] = a[i] + b[i];
 }
 
-}  // namespace
+}   // namespace
 
 void add_1_naive(const float* a, const float* b, float* c, std::int64_t n, cudaStream_t stream)
 {
@@ -28,4 +28,4 @@ void add_1_naive(const float* a, const float* b, float* c, std::int64_t n, cudaS
     WB_CHECK_LAUNCH();
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

@@ -21,4 +21,4 @@ void add_1_naive(const float* a, const float* b, float* c, std::int64_t n, cudaS
     WB_CUDA_CHECK(cudaStreamSynchronize(stream));
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

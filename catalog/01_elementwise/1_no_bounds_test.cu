@@ -13,14 +13,13 @@ namespace WORKBOOK_TRACK {
 
 namespace {
 
-__global__ void add_unbounded_kernel(const float* __restrict__ a, const float* __restrict__ b,
-                                     float* __restrict__ c)
+__global__ void add_unbounded_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c)
 {
     const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
     c[i] = a[i] + b[i];   // the bug: no test against n
 }
 
-}  // namespace
+}   // namespace
 
 void add_1_naive(const float* a, const float* b, float* c, std::int64_t n, cudaStream_t stream)
 {
@@ -30,4 +29,4 @@ void add_1_naive(const float* a, const float* b, float* c, std::int64_t n, cudaS
     WB_CHECK_LAUNCH();
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

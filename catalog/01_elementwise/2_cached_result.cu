@@ -12,8 +12,8 @@ namespace WORKBOOK_TRACK {
 
 namespace {
 
-__global__ void add_vectorized_kernel(const float* __restrict__ a, const float* __restrict__ b,
-                                      float* __restrict__ c, std::int64_t n)
+__global__ void add_vectorized_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c,
+                                      std::int64_t n)
 {
     const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
     const std::int64_t vectors = n / 4;
@@ -33,7 +33,7 @@ struct LastCall {
     std::int64_t n = 0;
 };
 
-}  // namespace
+}   // namespace
 
 void add_2_vectorized(const float* a, const float* b, float* c, std::int64_t n, cudaStream_t stream)
 {
@@ -47,4 +47,4 @@ void add_2_vectorized(const float* a, const float* b, float* c, std::int64_t n, 
     WB_CHECK_LAUNCH();
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

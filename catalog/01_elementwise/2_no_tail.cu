@@ -12,8 +12,8 @@ namespace WORKBOOK_TRACK {
 
 namespace {
 
-__global__ void add_vectors_only_kernel(const float* __restrict__ a, const float* __restrict__ b,
-                                        float* __restrict__ c, std::int64_t n)
+__global__ void add_vectors_only_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c,
+                                        std::int64_t n)
 {
     const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
     if (i < n / 4) {
@@ -24,7 +24,7 @@ __global__ void add_vectors_only_kernel(const float* __restrict__ a, const float
     // the bug: no scalar loop for the elements 4 * (n / 4) .. n - 1
 }
 
-}  // namespace
+}   // namespace
 
 void add_2_vectorized(const float* a, const float* b, float* c, std::int64_t n, cudaStream_t stream)
 {
@@ -34,4 +34,4 @@ void add_2_vectorized(const float* a, const float* b, float* c, std::int64_t n, 
     WB_CHECK_LAUNCH();
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

@@ -15,8 +15,8 @@ namespace WORKBOOK_TRACK {
 namespace {
 
 template <ch01::Activation act>
-__global__ void add_activation_kernel(const float* __restrict__ a, const float* __restrict__ b,
-                                      float* __restrict__ y, std::int64_t n)
+__global__ void add_activation_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ y,
+                                      std::int64_t n)
 {
     using ch01::activate;
     const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -31,7 +31,7 @@ __global__ void add_activation_kernel(const float* __restrict__ a, const float* 
     if (i < n % 4) y[tail] = activate<act>(a[tail] + b[tail]);
 }
 
-}  // namespace
+}   // namespace
 
 void add_act_3_fused(const float* a, const float* b, float* y, std::int64_t n, ch01::Activation act,
                      cudaStream_t stream)
@@ -40,7 +40,8 @@ void add_act_3_fused(const float* a, const float* b, float* y, std::int64_t n, c
     const std::int64_t threads_needed = std::max<std::int64_t>(n / 4, n % 4);
     // The bug: the block count capped at 65535 "to stay within the grid limit", and no grid-stride
     // loop to cover what the capped grid leaves (65535 is the limit of gridDim.y and z, not of x).
-    const auto blocks = static_cast<unsigned>(std::min<std::int64_t>(wb::ceil_div<std::int64_t>(threads_needed, kThreads), 65535));
+    const auto blocks =
+        static_cast<unsigned>(std::min<std::int64_t>(wb::ceil_div<std::int64_t>(threads_needed, kThreads), 65535));
     if (act == ch01::Activation::relu) {
         add_activation_kernel<ch01::Activation::relu><<<blocks, kThreads, 0, stream>>>(a, b, y, n);
     } else {
@@ -49,4 +50,4 @@ void add_act_3_fused(const float* a, const float* b, float* y, std::int64_t n, c
     WB_CHECK_LAUNCH();
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

@@ -15,23 +15,22 @@ namespace WORKBOOK_TRACK {
 namespace {
 
 template <ch01::Activation act>
-__global__ void add_activation_kernel(const float* __restrict__ a, const float* __restrict__ b,
-                                      float* __restrict__ y, std::int64_t n)
+__global__ void add_activation_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ y,
+                                      std::int64_t n)
 {
     const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
     const std::int64_t vectors = n / 4;
     if (i < vectors) {
         const float4 p = reinterpret_cast<const float4*>(a)[i];
         const float4 q = reinterpret_cast<const float4*>(b)[i];
-        reinterpret_cast<float4*>(y)[i] =
-            make_float4(ch01::activate<act>(p.x + q.x), ch01::activate<act>(p.y + q.y),
-                        ch01::activate<act>(p.z + q.z), ch01::activate<act>(p.w + q.w));
+        reinterpret_cast<float4*>(y)[i] = make_float4(ch01::activate<act>(p.x + q.x), ch01::activate<act>(p.y + q.y),
+                                                      ch01::activate<act>(p.z + q.z), ch01::activate<act>(p.w + q.w));
     }
     const std::int64_t tail = vectors * 4 + i;
     if (i < n % 4) y[tail] = ch01::activate<act>(a[tail] + b[tail]);
 }
 
-}  // namespace
+}   // namespace
 
 void add_act_3_fused(const float* a, const float* b, float* y, std::int64_t n, ch01::Activation act,
                      cudaStream_t stream)
@@ -48,4 +47,4 @@ void add_act_3_fused(const float* a, const float* b, float* y, std::int64_t n, c
     WB_CHECK_LAUNCH();
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

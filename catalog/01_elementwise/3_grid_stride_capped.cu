@@ -33,7 +33,7 @@ __global__ void add_activation_grid_stride_kernel(const float* __restrict__ a, c
     for (std::int64_t t = vectors * 4 + first; t < n; t += stride) y[t] = activate<act>(a[t] + b[t]);
 }
 
-}  // namespace
+}   // namespace
 
 void add_act_3_fused(const float* a, const float* b, float* y, std::int64_t n, ch01::Activation act,
                      cudaStream_t stream)
@@ -49,4 +49,4 @@ void add_act_3_fused(const float* a, const float* b, float* y, std::int64_t n, c
     WB_CHECK_LAUNCH();
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

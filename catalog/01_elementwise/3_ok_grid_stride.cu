@@ -16,9 +16,9 @@ namespace {
 constexpr int kBlockThreads = 512;
 
 template <ch01::Activation act>
-__global__ void __launch_bounds__(kBlockThreads) add_act_grid_stride_kernel(const float* __restrict__ a,
-                                                                              const float* __restrict__ b,
-                                                                              float* __restrict__ y, std::int64_t n)
+__global__ void __launch_bounds__(kBlockThreads)
+    add_act_grid_stride_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ y,
+                               std::int64_t n)
 {
     using ch01::activate;
     const std::int64_t first = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -45,8 +45,8 @@ unsigned resident_grid()
 {
     static const unsigned blocks = [] {
         const auto kernel = add_act_grid_stride_kernel<act>;
-        WB_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
-                                           cudaSharedmemCarveoutMaxL1));
+        WB_CUDA_CHECK(
+            cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxL1));
         int device = 0, sms = 0, per_sm = 0;
         WB_CUDA_CHECK(cudaGetDevice(&device));
         WB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
@@ -67,7 +67,7 @@ void launch(const float* a, const float* b, float* y, std::int64_t n, cudaStream
     WB_CHECK_LAUNCH();
 }
 
-}  // namespace
+}   // namespace
 
 void add_act_3_fused(const float* a, const float* b, float* y, std::int64_t n, ch01::Activation act,
                      cudaStream_t stream)
@@ -79,4 +79,4 @@ void add_act_3_fused(const float* a, const float* b, float* y, std::int64_t n, c
     }
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

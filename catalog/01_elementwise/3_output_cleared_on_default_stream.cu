@@ -25,7 +25,7 @@ __global__ void fused_kernel(const float* __restrict__ a, const float* __restric
     }
 }
 
-}  // namespace
+}   // namespace
 
 void add_act_3_fused(const float* a, const float* b, float* y, std::int64_t n, ch01::Activation act,
                      cudaStream_t stream)
@@ -37,4 +37,4 @@ void add_act_3_fused(const float* a, const float* b, float* y, std::int64_t n, c
     WB_CHECK_LAUNCH();
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

@@ -13,8 +13,8 @@ namespace WORKBOOK_TRACK {
 namespace {
 
 template <ch01::Activation act>
-__global__ void add_activation_kernel(const float* __restrict__ a, const float* __restrict__ b,
-                                      float* __restrict__ y, std::int64_t n)
+__global__ void add_activation_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ y,
+                                      std::int64_t n)
 {
     const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
     if (i < n) y[i] = ch01::activate<act>(a[i] + b[i]);
@@ -28,7 +28,7 @@ struct LastCall {
     ch01::Activation act = ch01::Activation::relu;
 };
 
-}  // namespace
+}   // namespace
 
 void add_act_3_fused(const float* a, const float* b, float* y, std::int64_t n, ch01::Activation act,
                      cudaStream_t stream)
@@ -46,4 +46,4 @@ void add_act_3_fused(const float* a, const float* b, float* y, std::int64_t n, c
     WB_CHECK_LAUNCH();
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

@@ -48,7 +48,7 @@ __global__ void add_activation_half_math_kernel(const __half* __restrict__ a, co
     }
 }
 
-}  // namespace
+}   // namespace
 
 void add_act_4_half2(const __half* a, const __half* b, __half* y, std::int64_t n, ch01::Activation act,
                      cudaStream_t stream)
@@ -64,4 +64,4 @@ void add_act_4_half2(const __half* a, const __half* b, __half* y, std::int64_t n
     WB_CHECK_LAUNCH();
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

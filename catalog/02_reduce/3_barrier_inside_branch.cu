@@ -18,8 +18,7 @@ namespace {
 
 constexpr int kThreads = 256;
 
-__global__ void reduce_sequential_kernel(const float* __restrict__ in, float* __restrict__ partial,
-                                         std::int64_t n)
+__global__ void reduce_sequential_kernel(const float* __restrict__ in, float* __restrict__ partial, std::int64_t n)
 {
     __shared__ float sdata[kThreads];
     const unsigned tid = threadIdx.x;
@@ -36,10 +35,9 @@ __global__ void reduce_sequential_kernel(const float* __restrict__ in, float* __
     if (tid == 0) partial[blockIdx.x] = sdata[0];
 }
 
-}  // namespace
+}   // namespace
 
-void sum_3_sequential_addressing(const float* in, float* out, std::int64_t n, float* workspace,
-                                 cudaStream_t stream)
+void sum_3_sequential_addressing(const float* in, float* out, std::int64_t n, float* workspace, cudaStream_t stream)
 {
     ch02::reduce_in_passes(in, out, n, workspace, kThreads,
                            [&](const float* src, float* dst, std::int64_t count, unsigned blocks) {
@@ -48,4 +46,4 @@ void sum_3_sequential_addressing(const float* in, float* out, std::int64_t n, fl
                            });
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

@@ -32,10 +32,9 @@ __global__ void reduce_without_barriers_kernel(const float* __restrict__ in, flo
     if (tid == 0) partial[blockIdx.x] = sdata[0];
 }
 
-}  // namespace
+}   // namespace
 
-void sum_3_sequential_addressing(const float* in, float* out, std::int64_t n, float* workspace,
-                                 cudaStream_t stream)
+void sum_3_sequential_addressing(const float* in, float* out, std::int64_t n, float* workspace, cudaStream_t stream)
 {
     ch02::reduce_in_passes(in, out, n, workspace, kThreads,
                            [&](const float* src, float* dst, std::int64_t count, unsigned blocks) {
@@ -44,4 +43,4 @@ void sum_3_sequential_addressing(const float* in, float* out, std::int64_t n, fl
                            });
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

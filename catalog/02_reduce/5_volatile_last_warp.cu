@@ -47,7 +47,7 @@ __global__ void reduce_volatile_warp_kernel(const float* __restrict__ in, float*
     if (tid == 0) partial[blockIdx.x] = sdata[0];
 }
 
-}  // namespace
+}   // namespace
 
 void sum_5_unroll_last_warp(const float* in, float* out, std::int64_t n, float* workspace, cudaStream_t stream)
 {
@@ -58,4 +58,4 @@ void sum_5_unroll_last_warp(const float* in, float* out, std::int64_t n, float* 
                            });
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

@@ -17,8 +17,8 @@ namespace {
 constexpr int kThreads = 256;
 constexpr unsigned kBlocks = 64;   // fixed, as in the samples: the cause of the verdict
 
-__global__ void __launch_bounds__(kThreads) sum_fixed_grid_kernel(const float* __restrict__ in,
-                                                                   float* __restrict__ partial, std::int64_t n)
+__global__ void __launch_bounds__(kThreads)
+    sum_fixed_grid_kernel(const float* __restrict__ in, float* __restrict__ partial, std::int64_t n)
 {
     __shared__ float sums[kThreads];
     const int tid = threadIdx.x;
@@ -36,7 +36,7 @@ __global__ void __launch_bounds__(kThreads) sum_fixed_grid_kernel(const float* _
     if (tid == 0) partial[blockIdx.x] = sums[0];
 }
 
-}  // namespace
+}   // namespace
 
 void sum_7_many_per_thread(const float* in, float* out, std::int64_t n, float* workspace, cudaStream_t stream)
 {
@@ -46,4 +46,4 @@ void sum_7_many_per_thread(const float* in, float* out, std::int64_t n, float* w
     WB_CHECK_LAUNCH();
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

@@ -20,8 +20,8 @@ constexpr int kThreads = 256;
 constexpr unsigned kFullMask = 0xffffffffu;
 
 template <int kBlock>
-__global__ void __launch_bounds__(kBlock) reduce_grid_stride_kernel(const float* __restrict__ in,
-                                                                     float* __restrict__ partial, int n)   // the bug
+__global__ void __launch_bounds__(kBlock)
+    reduce_grid_stride_kernel(const float* __restrict__ in, float* __restrict__ partial, int n)   // the bug
 {
     __shared__ float sdata[kBlock];
     const unsigned tid = threadIdx.x;
@@ -47,13 +47,14 @@ __global__ void __launch_bounds__(kBlock) reduce_grid_stride_kernel(const float*
     }
 }
 
-}  // namespace
+}   // namespace
 
 void sum_7_many_per_thread(const float* in, float* out, std::int64_t n, float* workspace, cudaStream_t stream)
 {
     // As many blocks as the GPU holds at once (asked once), no more than the 4096 partial sums the
     // workspace holds, and fewer for small inputs: at least two elements per thread.
-    static const int max_blocks = std::clamp(wb::resident_blocks(reduce_grid_stride_kernel<kThreads>, kThreads), 1, 4096);
+    static const int max_blocks =
+        std::clamp(wb::resident_blocks(reduce_grid_stride_kernel<kThreads>, kThreads), 1, 4096);
     const auto blocks =
         static_cast<unsigned>(std::min<std::int64_t>(wb::ceil_div<std::int64_t>(n, 2 * kThreads), max_blocks));
     if (blocks == 1) {
@@ -63,8 +64,9 @@ void sum_7_many_per_thread(const float* in, float* out, std::int64_t n, float* w
     }
     reduce_grid_stride_kernel<kThreads><<<blocks, kThreads, 0, stream>>>(in, workspace, static_cast<int>(n));
     WB_CHECK_LAUNCH();
-    reduce_grid_stride_kernel<kThreads><<<1, kThreads, 0, stream>>>(workspace, out, static_cast<int>(blocks));   // the partials
+    reduce_grid_stride_kernel<kThreads>
+        <<<1, kThreads, 0, stream>>>(workspace, out, static_cast<int>(blocks));   // the partials
     WB_CHECK_LAUNCH();
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

@@ -35,7 +35,7 @@ __global__ void final_sum_kernel(const float* __restrict__ partial, float* __res
     if (threadIdx.x == 0) out[0] = v * scale;
 }
 
-}  // namespace
+}   // namespace
 
 void sum_7_many_per_thread(const float* in, float* out, std::int64_t n, float* workspace, cudaStream_t stream)
 {
@@ -48,4 +48,4 @@ void sum_7_many_per_thread(const float* in, float* out, std::int64_t n, float* w
     WB_CHECK_LAUNCH();
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

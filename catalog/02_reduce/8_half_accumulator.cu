@@ -45,8 +45,8 @@ __device__ __forceinline__ float block_sum(float v)
 }
 
 template <int kBlock>
-__global__ void __launch_bounds__(kBlock) reduce_shuffle_kernel(const float* __restrict__ in,
-                                                                 float* __restrict__ partial, std::int64_t n)
+__global__ void __launch_bounds__(kBlock)
+    reduce_shuffle_kernel(const float* __restrict__ in, float* __restrict__ partial, std::int64_t n)
 {
     const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * kBlock;
     __half acc = __float2half(0.0f);   // the bug: each thread's running sum is a __half
@@ -57,7 +57,7 @@ __global__ void __launch_bounds__(kBlock) reduce_shuffle_kernel(const float* __r
     if (threadIdx.x == 0) partial[blockIdx.x] = total;
 }
 
-}  // namespace
+}   // namespace
 
 void sum_8_warp_shuffle(const float* in, float* out, std::int64_t n, float* workspace, cudaStream_t stream)
 {
@@ -75,4 +75,4 @@ void sum_8_warp_shuffle(const float* in, float* out, std::int64_t n, float* work
     WB_CHECK_LAUNCH();
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

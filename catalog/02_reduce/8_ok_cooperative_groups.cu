@@ -36,8 +36,8 @@ __device__ float block_sum(const cg::thread_block& block, float v)
     return v;
 }
 
-__global__ void __launch_bounds__(kBlockThreads) sum_kernel(const float* __restrict__ in, float* __restrict__ partial,
-                                                            std::int64_t n)
+__global__ void __launch_bounds__(kBlockThreads)
+    sum_kernel(const float* __restrict__ in, float* __restrict__ partial, std::int64_t n)
 {
     const cg::thread_block block = cg::this_thread_block();
     const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * kBlockThreads;
@@ -50,7 +50,7 @@ __global__ void __launch_bounds__(kBlockThreads) sum_kernel(const float* __restr
     if (block.thread_rank() == 0) partial[blockIdx.x] = acc;
 }
 
-}  // namespace
+}   // namespace
 
 void sum_8_warp_shuffle(const float* in, float* out, std::int64_t n, float* workspace, cudaStream_t stream)
 {
@@ -68,4 +68,4 @@ void sum_8_warp_shuffle(const float* in, float* out, std::int64_t n, float* work
     WB_CHECK_LAUNCH();
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

@@ -49,7 +49,7 @@ __global__ void normalise_kernel(float* __restrict__ y, const float* __restrict_
     if (i < n) y[i] = y[i] / row_sum[i / cols];
 }
 
-}  // namespace
+}   // namespace
 
 void softmax_1_three_kernels(const float* x, float* y, std::int64_t rows, std::int64_t cols, cudaStream_t stream)
 {
@@ -71,4 +71,4 @@ void softmax_1_three_kernels(const float* x, float* y, std::int64_t rows, std::i
     // the bug: no cudaFreeAsync(workspace, stream): every call keeps 2 * rows floats of device memory
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

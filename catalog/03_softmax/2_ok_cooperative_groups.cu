@@ -59,7 +59,7 @@ __global__ void __launch_bounds__(kBlockThreads)
     for (std::int64_t c = block.thread_rank(); c < cols; c += kBlockThreads) yr[c] = __expf(xr[c] - m) * inv;
 }
 
-}  // namespace
+}   // namespace
 
 void softmax_2_block_per_row(const float* x, float* y, std::int64_t rows, std::int64_t cols, cudaStream_t stream)
 {
@@ -67,4 +67,4 @@ void softmax_2_block_per_row(const float* x, float* y, std::int64_t rows, std::i
     WB_CHECK_LAUNCH();
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

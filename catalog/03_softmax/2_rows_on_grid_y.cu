@@ -17,7 +17,7 @@ __global__ void __launch_bounds__(kThreads)
     softmax_block_kernel(const float* __restrict__ x, float* __restrict__ y, std::int64_t cols)
 {
     __shared__ float scratch[kThreads / wb::kWarpSize];   // one slot per warp for the block reductions
-    const std::int64_t row = blockIdx.y;   // the bug: rows on the grid's y dimension (at most 65535)
+    const std::int64_t row = blockIdx.y;                  // the bug: rows on the grid's y dimension (at most 65535)
     const float* xr = x + row * cols;
     float* yr = y + row * cols;
 
@@ -33,7 +33,7 @@ __global__ void __launch_bounds__(kThreads)
     for (std::int64_t c = threadIdx.x; c < cols; c += kThreads) yr[c] = __expf(xr[c] - m) * inv;
 }
 
-}  // namespace
+}   // namespace
 
 void softmax_2_block_per_row(const float* x, float* y, std::int64_t rows, std::int64_t cols, cudaStream_t stream)
 {
@@ -42,4 +42,4 @@ void softmax_2_block_per_row(const float* x, float* y, std::int64_t rows, std::i
     WB_CHECK_LAUNCH();
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

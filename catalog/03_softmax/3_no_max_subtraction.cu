@@ -28,7 +28,7 @@ __global__ void softmax_unshifted_kernel(const float* __restrict__ x, float* __r
     for (std::int64_t c = lane; c < cols; c += wb::kWarpSize) out[c] = expf(in[c]) * scale;
 }
 
-}  // namespace
+}   // namespace
 
 void softmax_3_warp_per_row(const float* x, float* y, std::int64_t rows, std::int64_t cols, cudaStream_t stream)
 {
@@ -37,4 +37,4 @@ void softmax_3_warp_per_row(const float* x, float* y, std::int64_t rows, std::in
     WB_CHECK_LAUNCH();
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

@@ -39,7 +39,7 @@ __global__ void __launch_bounds__(wb::kWarpSize)
     for (std::int64_t c = lane; c < cols; c += wb::kWarpSize) yr[c] *= inv;   // each lane re-reads its own writes
 }
 
-}  // namespace
+}   // namespace
 
 void softmax_3_warp_per_row(const float* x, float* y, std::int64_t rows, std::int64_t cols, cudaStream_t stream)
 {
@@ -47,4 +47,4 @@ void softmax_3_warp_per_row(const float* x, float* y, std::int64_t rows, std::in
     WB_CHECK_LAUNCH();
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

@@ -59,14 +59,14 @@ __global__ void __launch_bounds__(kBlockThreads)
     }
 }
 
-}  // namespace
+}   // namespace
 
-void layernorm_1_two_kernels(const float* x, const float* gamma, const float* beta, float* y, float* mean,
-                             float* rstd, std::int64_t rows, std::int64_t cols, float eps, cudaStream_t stream)
+void layernorm_1_two_kernels(const float* x, const float* gamma, const float* beta, float* y, float* mean, float* rstd,
+                             std::int64_t rows, std::int64_t cols, float eps, cudaStream_t stream)
 {
-    layernorm_row_kernel<<<static_cast<unsigned>(rows), kBlockThreads, 0, stream>>>(x, gamma, beta, y, mean, rstd,
-                                                                                     cols, eps);
+    layernorm_row_kernel<<<static_cast<unsigned>(rows), kBlockThreads, 0, stream>>>(x, gamma, beta, y, mean, rstd, cols,
+                                                                                    eps);
     WB_CHECK_LAUNCH();
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

@@ -38,14 +38,14 @@ __global__ void __launch_bounds__(kThreads)
     for (std::int64_t c = 0; c < cols; ++c) yr[c] = (xr[c] - mu) * r * gamma[c] + beta[c];
 }
 
-}  // namespace
+}   // namespace
 
-void layernorm_1_two_kernels(const float* x, const float* gamma, const float* beta, float* y, float* mean,
-                             float* rstd, std::int64_t rows, std::int64_t cols, float eps, cudaStream_t stream)
+void layernorm_1_two_kernels(const float* x, const float* gamma, const float* beta, float* y, float* mean, float* rstd,
+                             std::int64_t rows, std::int64_t cols, float eps, cudaStream_t stream)
 {
     const auto blocks = static_cast<unsigned>(wb::ceil_div<std::int64_t>(rows, kThreads));
     layernorm_thread_per_row_kernel<<<blocks, kThreads, 0, stream>>>(x, gamma, beta, y, mean, rstd, rows, cols, eps);
     WB_CHECK_LAUNCH();
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

@@ -41,15 +41,15 @@ __global__ void layernorm_one_pass_kernel(const float* __restrict__ x, const flo
     for (std::int64_t c = lane; c < cols; c += wb::kWarpSize) y[row * cols + c] = (in[c] - mu) * r * gamma[c] + beta[c];
 }
 
-}  // namespace
+}   // namespace
 
-void layernorm_3_warp_welford(const float* x, const float* gamma, const float* beta, float* y, float* mean,
-                              float* rstd, std::int64_t rows, std::int64_t cols, float eps, cudaStream_t stream)
+void layernorm_3_warp_welford(const float* x, const float* gamma, const float* beta, float* y, float* mean, float* rstd,
+                              std::int64_t rows, std::int64_t cols, float eps, cudaStream_t stream)
 {
     const auto blocks = static_cast<unsigned>(wb::ceil_div<std::int64_t>(rows, kWarpsPerBlock));
     layernorm_one_pass_kernel<<<blocks, kWarpsPerBlock * wb::kWarpSize, 0, stream>>>(x, gamma, beta, y, mean, rstd,
-                                                                                    rows, cols, eps);
+                                                                                     rows, cols, eps);
     WB_CHECK_LAUNCH();
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

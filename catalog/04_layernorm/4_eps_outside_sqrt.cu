@@ -112,11 +112,10 @@ void dispatch_cols(const float* x, const float* gamma, const float* beta, float*
     launch<kPack, 32>(x, gamma, beta, y, mean, rstd, rows, cols, eps, stream);
 }
 
-}  // namespace
+}   // namespace
 
 void layernorm_4_warp_registers(const float* x, const float* gamma, const float* beta, float* y, float* mean,
-                                float* rstd, std::int64_t rows, std::int64_t cols, float eps,
-                                cudaStream_t stream)
+                                float* rstd, std::int64_t rows, std::int64_t cols, float eps, cudaStream_t stream)
 {
     if (cols > ch04::kWarpRegistersMaxCols) {
         throw std::invalid_argument("layernorm_4_warp_registers supports cols <= 1024");
@@ -126,4 +125,4 @@ void layernorm_4_warp_registers(const float* x, const float* gamma, const float*
     dispatch_cols<1>(x, gamma, beta, y, mean, rstd, rows, cols, eps, stream);
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

@@ -22,4 +22,4 @@ void transpose_1_naive(const float* in, float* out, std::int64_t rows, std::int6
     WB_CUDA_CHECK(cudaStreamSynchronize(stream));
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

@@ -21,7 +21,7 @@ __global__ void transpose_naive_kernel(const float* __restrict__ in, float* __re
     if (r < rows && c < cols) out[c * rows + r] = in[r * cols + c];   // read coalesced, write strided
 }
 
-}  // namespace
+}   // namespace
 
 void transpose_1_naive(const float* in, float* out, std::int64_t rows, std::int64_t cols, cudaStream_t stream)
 {
@@ -36,4 +36,4 @@ void transpose_1_naive(const float* in, float* out, std::int64_t rows, std::int6
     WB_CHECK_LAUNCH();
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

@@ -26,7 +26,7 @@ __global__ void transpose_rows_to_columns(const float* __restrict__ in, float* _
     if (r < rows && c < cols) out[c * rows + r] = in[r * cols + c];   // ... so they write down a column
 }
 
-}  // namespace
+}   // namespace
 
 void transpose_2_coalesced_writes(const float* in, float* out, std::int64_t rows, std::int64_t cols,
                                   cudaStream_t stream)
@@ -38,4 +38,4 @@ void transpose_2_coalesced_writes(const float* in, float* out, std::int64_t rows
     WB_CHECK_LAUNCH();
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

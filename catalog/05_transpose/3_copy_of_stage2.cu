@@ -21,10 +21,9 @@ __global__ void transpose_coalesced_writes_kernel(const float* __restrict__ in, 
     if (r < rows && c < cols) out[c * rows + r] = __ldg(&in[r * cols + c]);   // read strided, write coalesced
 }
 
-}  // namespace
+}   // namespace
 
-void transpose_3_shared_tile(const float* in, float* out, std::int64_t rows, std::int64_t cols,
-                                  cudaStream_t stream)
+void transpose_3_shared_tile(const float* in, float* out, std::int64_t rows, std::int64_t cols, cudaStream_t stream)
 {
     const dim3 block(kBlockX, kBlockY);
     const dim3 grid(static_cast<unsigned>(wb::ceil_div<std::int64_t>(rows, kBlockX)),
@@ -33,4 +32,4 @@ void transpose_3_shared_tile(const float* in, float* out, std::int64_t rows, std
     WB_CHECK_LAUNCH();
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

@@ -29,7 +29,7 @@ __global__ void transpose_racy_tile_kernel(const float* __restrict__ in, float* 
     if (col0 + ty < cols && row0 + tx < rows) out[(col0 + ty) * rows + row0 + tx] = tile[tx][ty];
 }
 
-}  // namespace
+}   // namespace
 
 void transpose_3_shared_tile(const float* in, float* out, std::int64_t rows, std::int64_t cols, cudaStream_t stream)
 {
@@ -40,4 +40,4 @@ void transpose_3_shared_tile(const float* in, float* out, std::int64_t rows, std
     WB_CHECK_LAUNCH();
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

@@ -17,9 +17,8 @@ namespace {
 
 constexpr int kTile = 32;
 
-__global__ void __launch_bounds__(kTile * kTile) transpose_tile_kernel(const float* __restrict__ in,
-                                                                        float* __restrict__ out, std::int64_t rows,
-                                                                        std::int64_t cols)
+__global__ void __launch_bounds__(kTile* kTile)
+    transpose_tile_kernel(const float* __restrict__ in, float* __restrict__ out, std::int64_t rows, std::int64_t cols)
 {
     __shared__ float tile[kTile][kTile];
     const std::int64_t row0 = static_cast<std::int64_t>(blockIdx.y) * kTile;
@@ -33,7 +32,7 @@ __global__ void __launch_bounds__(kTile * kTile) transpose_tile_kernel(const flo
     if (col0 + ty < cols && row0 + tx < rows) out[(col0 + ty) * rows + row0 + tx] = tile[tx][ty];
 }
 
-}  // namespace
+}   // namespace
 
 void transpose_3_shared_tile(const float* in, float* out, std::int64_t rows, std::int64_t cols, cudaStream_t stream)
 {
@@ -44,4 +43,4 @@ void transpose_3_shared_tile(const float* in, float* out, std::int64_t rows, std
     WB_CHECK_LAUNCH();
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

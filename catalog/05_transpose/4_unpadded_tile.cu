@@ -39,7 +39,7 @@ __global__ void transpose_square_tile(const float* __restrict__ in, float* __res
     }
 }
 
-}  // namespace
+}   // namespace
 
 void transpose_4_padded_tile(const float* in, float* out, std::int64_t rows, std::int64_t cols, cudaStream_t stream)
 {
@@ -50,4 +50,4 @@ void transpose_4_padded_tile(const float* in, float* out, std::int64_t rows, std
     WB_CHECK_LAUNCH();
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

@@ -34,7 +34,7 @@ __global__ void transpose_padded_tile_kernel(const float* __restrict__ in, float
     }
 }
 
-}  // namespace
+}   // namespace
 
 void transpose_5_multi_element(const float* in, float* out, std::int64_t rows, std::int64_t cols, cudaStream_t stream)
 {
@@ -45,4 +45,4 @@ void transpose_5_multi_element(const float* in, float* out, std::int64_t rows, s
     WB_CHECK_LAUNCH();
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

@@ -14,8 +14,8 @@ namespace {
 constexpr int kTile = 32;
 constexpr int kBlockRows = 4;   // 32 x 4 threads: each covers kTile / kBlockRows = 8 rows of the tile
 
-__global__ void transpose_multi_element_kernel(const float* __restrict__ in, float* __restrict__ out,
-                                               std::int64_t rows, std::int64_t cols)
+__global__ void transpose_multi_element_kernel(const float* __restrict__ in, float* __restrict__ out, std::int64_t rows,
+                                               std::int64_t cols)
 {
     __shared__ float tile[kTile][kTile + 1];
 
@@ -37,10 +37,9 @@ __global__ void transpose_multi_element_kernel(const float* __restrict__ in, flo
     }
 }
 
-}  // namespace
+}   // namespace
 
-void transpose_5_multi_element(const float* in, float* out, std::int64_t rows, std::int64_t cols,
-                               cudaStream_t stream)
+void transpose_5_multi_element(const float* in, float* out, std::int64_t rows, std::int64_t cols, cudaStream_t stream)
 {
     const dim3 block(kTile, kBlockRows);
     const dim3 grid(static_cast<unsigned>(wb::ceil_div<std::int64_t>(cols, kTile)),
@@ -49,4 +48,4 @@ void transpose_5_multi_element(const float* in, float* out, std::int64_t rows, s
     WB_CHECK_LAUNCH();
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

@@ -15,8 +15,8 @@ namespace {
 constexpr int kTile = 32;
 constexpr int kBlockRows = 8;
 
-__global__ void transpose_whole_tiles_kernel(const float* __restrict__ in, float* __restrict__ out,
-                                             std::int64_t rows, std::int64_t cols)
+__global__ void transpose_whole_tiles_kernel(const float* __restrict__ in, float* __restrict__ out, std::int64_t rows,
+                                             std::int64_t cols)
 {
     __shared__ float tile[kTile][kTile + 1];
     const std::int64_t row0 = static_cast<std::int64_t>(blockIdx.y) * kTile;
@@ -27,13 +27,13 @@ __global__ void transpose_whole_tiles_kernel(const float* __restrict__ in, float
     for (int k = 0; k < kTile; k += kBlockRows) tile[ty + k][tx] = in[(row0 + ty + k) * cols + col0 + tx];   // the bug
     __syncthreads();
 #pragma unroll
-    for (int k = 0; k < kTile; k += kBlockRows) out[(col0 + ty + k) * rows + row0 + tx] = tile[tx][ty + k];   // and here
+    for (int k = 0; k < kTile; k += kBlockRows)
+        out[(col0 + ty + k) * rows + row0 + tx] = tile[tx][ty + k];   // and here
 }
 
-}  // namespace
+}   // namespace
 
-void transpose_5_multi_element(const float* in, float* out, std::int64_t rows, std::int64_t cols,
-                               cudaStream_t stream)
+void transpose_5_multi_element(const float* in, float* out, std::int64_t rows, std::int64_t cols, cudaStream_t stream)
 {
     const dim3 block(kTile, kBlockRows);
     const dim3 grid(static_cast<unsigned>(wb::ceil_div<std::int64_t>(cols, kTile)),
@@ -42,4 +42,4 @@ void transpose_5_multi_element(const float* in, float* out, std::int64_t rows, s
     WB_CHECK_LAUNCH();
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

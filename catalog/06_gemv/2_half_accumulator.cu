@@ -33,14 +33,13 @@ __global__ void gemv_half_accumulator_kernel(const float* __restrict__ A, const 
     if (lane == 0) y[row] = __half2float(sum);
 }
 
-}  // namespace
+}   // namespace
 
-void gemv_2_warp_per_row(const float* A, const float* x, float* y, std::int64_t M, std::int64_t K,
-                         cudaStream_t stream)
+void gemv_2_warp_per_row(const float* A, const float* x, float* y, std::int64_t M, std::int64_t K, cudaStream_t stream)
 {
     const auto blocks = static_cast<unsigned>(wb::ceil_div<std::int64_t>(M, kRowsPerBlock));
     gemv_half_accumulator_kernel<<<blocks, kThreads, 0, stream>>>(A, x, y, M, K);
     WB_CHECK_LAUNCH();
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

@@ -19,10 +19,9 @@ namespace {
 constexpr int kBlockThreads = 128;
 constexpr int kRowsPerBlock = kBlockThreads / 32;
 
-__global__ void __launch_bounds__(kBlockThreads) gemv_tile_per_row_kernel(const float* __restrict__ A,
-                                                                            const float* __restrict__ x,
-                                                                            float* __restrict__ y, std::int64_t M,
-                                                                            std::int64_t K)
+__global__ void __launch_bounds__(kBlockThreads)
+    gemv_tile_per_row_kernel(const float* __restrict__ A, const float* __restrict__ x, float* __restrict__ y,
+                             std::int64_t M, std::int64_t K)
 {
     const cg::thread_block_tile<32> warp = cg::tiled_partition<32>(cg::this_thread_block());
     const std::int64_t row = static_cast<std::int64_t>(blockIdx.x) * kRowsPerBlock + warp.meta_group_rank();
@@ -34,14 +33,13 @@ __global__ void __launch_bounds__(kBlockThreads) gemv_tile_per_row_kernel(const 
     if (warp.thread_rank() == 0) y[row] = sum;
 }
 
-}  // namespace
+}   // namespace
 
-void gemv_2_warp_per_row(const float* A, const float* x, float* y, std::int64_t M, std::int64_t K,
-                         cudaStream_t stream)
+void gemv_2_warp_per_row(const float* A, const float* x, float* y, std::int64_t M, std::int64_t K, cudaStream_t stream)
 {
     const auto blocks = static_cast<unsigned>(wb::ceil_div<std::int64_t>(M, kRowsPerBlock));
     gemv_tile_per_row_kernel<<<blocks, kBlockThreads, 0, stream>>>(A, x, y, M, K);
     WB_CHECK_LAUNCH();
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

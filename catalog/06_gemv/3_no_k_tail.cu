@@ -35,7 +35,7 @@ __global__ void gemv_vectors_only_kernel(const float* __restrict__ A, const floa
     if (lane == 0) y[row] = sum;
 }
 
-}  // namespace
+}   // namespace
 
 void gemv_3_float4(const float* A, const float* x, float* y, std::int64_t M, std::int64_t K, cudaStream_t stream)
 {
@@ -44,4 +44,4 @@ void gemv_3_float4(const float* A, const float* x, float* y, std::int64_t M, std
     WB_CHECK_LAUNCH();
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

@@ -23,10 +23,9 @@ __device__ __forceinline__ float dot4(float4 a, float4 b) { return a.x * b.x + a
 
 /// Tiles of G threads, one row each; kFloat4: K % 4 == 0, so rows can be read as float4.
 template <unsigned G, bool kFloat4>
-__global__ void __launch_bounds__(kBlockThreads) gemv_tile_kernel(const float* __restrict__ A,
-                                                                    const float* __restrict__ x,
-                                                                    float* __restrict__ y, std::int64_t M,
-                                                                    std::int64_t K)
+__global__ void __launch_bounds__(kBlockThreads)
+    gemv_tile_kernel(const float* __restrict__ A, const float* __restrict__ x, float* __restrict__ y, std::int64_t M,
+                     std::int64_t K)
 {
     const cg::thread_block_tile<G> tile = cg::tiled_partition<G>(cg::this_thread_block());
     const std::int64_t row = static_cast<std::int64_t>(blockIdx.x) * (kBlockThreads / G) + tile.meta_group_rank();
@@ -58,7 +57,7 @@ void launch(const float* A, const float* x, float* y, std::int64_t M, std::int64
     WB_CHECK_LAUNCH();
 }
 
-}  // namespace
+}   // namespace
 
 void gemv_4_subwarp(const float* A, const float* x, float* y, std::int64_t M, std::int64_t K, cudaStream_t stream)
 {
@@ -79,4 +78,4 @@ void gemv_4_subwarp(const float* A, const float* x, float* y, std::int64_t M, st
     }
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

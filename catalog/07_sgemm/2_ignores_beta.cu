@@ -26,7 +26,7 @@ __global__ void sgemm_no_beta_kernel(int M, int N, int K, float alpha, const flo
     C[static_cast<std::int64_t>(row) * N + col] = alpha * acc;   // the bug: beta * C is never added
 }
 
-}  // namespace
+}   // namespace
 
 void sgemm_2_coalesced(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C,
                        cudaStream_t stream)
@@ -38,4 +38,4 @@ void sgemm_2_coalesced(int M, int N, int K, float alpha, const float* A, const f
     WB_CHECK_LAUNCH();
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

@@ -18,7 +18,7 @@ namespace {
 
 constexpr int kTile = 32;   // the block computes a kTile x kTile tile of C and walks K in steps of kTile
 
-__global__ void __launch_bounds__(kTile * kTile)
+__global__ void __launch_bounds__(kTile* kTile)
     sgemm_shared_tiles_kernel(int M, int N, int K, float alpha, const float* __restrict__ A,
                               const float* __restrict__ B, float beta, float* __restrict__ C)
 {
@@ -47,10 +47,10 @@ __global__ void __launch_bounds__(kTile * kTile)
     }
 }
 
-}  // namespace
+}   // namespace
 
 void sgemm_3_shared_memory_tiling(int M, int N, int K, float alpha, const float* A, const float* B, float beta,
-                          float* C, cudaStream_t stream)
+                                  float* C, cudaStream_t stream)
 {
     const dim3 block(kTile, kTile);
     const dim3 grid(wb::ceil_div(N, kTile), wb::ceil_div(M, kTile));
@@ -58,4 +58,4 @@ void sgemm_3_shared_memory_tiling(int M, int N, int K, float alpha, const float*
     WB_CHECK_LAUNCH();
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

@@ -19,4 +19,4 @@ __device__ __forceinline__ float activate(float x)
     }
 }
 
-}  // namespace ch01
+}   // namespace ch01

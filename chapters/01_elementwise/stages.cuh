@@ -28,10 +28,10 @@
 namespace ch01 {
 /// The activation applied by the fused stages.
 enum class Activation {
-    relu,     ///< max(x, 0)
-    sigmoid,  ///< 1 / (1 + exp(-x))
+    relu,      ///< max(x, 0)
+    sigmoid,   ///< 1 / (1 + exp(-x))
 };
-}  // namespace ch01
+}   // namespace ch01
 #endif
 
 namespace WORKBOOK_TRACK {
@@ -79,4 +79,4 @@ void add_act_3_fused(const float* a, const float* b, float* y, std::int64_t n, c
 void add_act_4_half2(const __half* a, const __half* b, __half* y, std::int64_t n, ch01::Activation act,
                      cudaStream_t stream);
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

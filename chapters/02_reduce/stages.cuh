@@ -72,7 +72,7 @@ void reduce_in_passes(const float* in, float* out, std::int64_t n, float* worksp
     }
 }
 
-}  // namespace ch02
+}   // namespace ch02
 #endif
 
 namespace WORKBOOK_TRACK {
@@ -105,8 +105,7 @@ void sum_2_strided_index(const float* in, float* out, std::int64_t n, float* wor
 /// For s = blockDim.x / 2, ..., 1, thread tid < s adds sdata[tid + s] into sdata[tid]. Consecutive
 /// threads access consecutive words: one word per bank, no conflicts.
 /// Checked: as stage 1; speed against reference stage 2.
-void sum_3_sequential_addressing(const float* in, float* out, std::int64_t n, float* workspace,
-                                 cudaStream_t stream);
+void sum_3_sequential_addressing(const float* in, float* out, std::int64_t n, float* workspace, cudaStream_t stream);
 
 /// @brief Stage 4: first add during load.
 ///
@@ -114,8 +113,7 @@ void sum_3_sequential_addressing(const float* in, float* out, std::int64_t n, fl
 /// elements: every thread loads two values and stores their sum in shared memory. Half the blocks,
 /// and each thread does useful work before the tree starts.
 /// Checked: as stage 1; speed against reference stage 3.
-void sum_4_first_add_during_load(const float* in, float* out, std::int64_t n, float* workspace,
-                                 cudaStream_t stream);
+void sum_4_first_add_during_load(const float* in, float* out, std::int64_t n, float* workspace, cudaStream_t stream);
 
 /// @brief Stage 5: unroll the last warp, the correct way (shuffles).
 ///
@@ -168,8 +166,7 @@ void sum_8_warp_shuffle(const float* in, float* out, std::int64_t n, float* work
 /// Workspace: as before; a counter kept there must be back at 0 when the launch ends (every
 /// case is called twice on the same workspace).
 /// Checked: as stage 1; speed against reference stage 8.
-void sum_9_vectorized_single_pass(const float* in, float* out, std::int64_t n, float* workspace,
-                                  cudaStream_t stream);
+void sum_9_vectorized_single_pass(const float* in, float* out, std::int64_t n, float* workspace, cudaStream_t stream);
 
 /// @brief Stage 10: the dot product sum(x[i] * y[i]), an application of stage 9.
 ///
@@ -183,4 +180,4 @@ void sum_9_vectorized_single_pass(const float* in, float* out, std::int64_t n, f
 void dot_10_dot_product(const float* x, const float* y, float* out, std::int64_t n, float* workspace,
                         cudaStream_t stream);
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

@@ -45,7 +45,7 @@
 namespace ch04 {
 /// The longest row stage 4 (one warp per row, the row in registers) must support.
 inline constexpr std::int64_t kWarpRegistersMaxCols = 1024;
-}  // namespace ch04
+}   // namespace ch04
 #endif
 
 namespace WORKBOOK_TRACK {
@@ -65,8 +65,8 @@ namespace WORKBOOK_TRACK {
 /// @param eps added to the variance (drawn per case by the grader: 1e-5, 1e-3, 0.1, 1)
 /// Checked: cols from 1 to 65537, constant rows, values near 1e4 with a spread of 1, scales from
 /// 1e-12 to 1e12. No speed target (first stage); its bandwidth is shown.
-void layernorm_1_two_kernels(const float* x, const float* gamma, const float* beta, float* y, float* mean,
-                             float* rstd, std::int64_t rows, std::int64_t cols, float eps, cudaStream_t stream);
+void layernorm_1_two_kernels(const float* x, const float* gamma, const float* beta, float* y, float* mean, float* rstd,
+                             std::int64_t rows, std::int64_t cols, float eps, cudaStream_t stream);
 
 /// @brief Stage 2: one warp per row, one pass for sum(x) and sum(x^2), one kernel.
 ///
@@ -79,8 +79,8 @@ void layernorm_1_two_kernels(const float* x, const float* gamma, const float* be
 /// small next to the mean. On the others (values near 1e4 with a spread of 1, constant rows, rows
 /// of one value) the result is shown, not required. Speed against reference stage 1 on
 /// 65536 x 1024 floats.
-void layernorm_2_warp_naive(const float* x, const float* gamma, const float* beta, float* y, float* mean,
-                            float* rstd, std::int64_t rows, std::int64_t cols, float eps, cudaStream_t stream);
+void layernorm_2_warp_naive(const float* x, const float* gamma, const float* beta, float* y, float* mean, float* rstd,
+                            std::int64_t rows, std::int64_t cols, float eps, cudaStream_t stream);
 
 /// @brief Stage 3: one warp per row with Welford's algorithm and a warp merge.
 ///
@@ -88,8 +88,8 @@ void layernorm_2_warp_naive(const float* x, const float* gamma, const float* bet
 /// warp merges the 32 states with shuffles (wb::warp_allreduce<wb::WelfordMerge>): one pass, no cancellation.
 /// Checked: as stage 1, the ill-conditioned input included; speed against reference stage 1 (the
 /// last stage that is right on every input) on 65536 x 1024 floats.
-void layernorm_3_warp_welford(const float* x, const float* gamma, const float* beta, float* y, float* mean,
-                              float* rstd, std::int64_t rows, std::int64_t cols, float eps, cudaStream_t stream);
+void layernorm_3_warp_welford(const float* x, const float* gamma, const float* beta, float* y, float* mean, float* rstd,
+                              std::int64_t rows, std::int64_t cols, float eps, cudaStream_t stream);
 
 /// @brief Stage 4: one warp per row, the row in registers, vector loads, x read once.
 ///
@@ -98,8 +98,7 @@ void layernorm_3_warp_welford(const float* x, const float* gamma, const float* b
 /// Supports cols <= ch04::kWarpRegistersMaxCols (1024); the grader tests only those.
 /// Checked: as stage 3 for cols <= 1024; speed against reference stage 3 on 65536 x 1024 floats.
 void layernorm_4_warp_registers(const float* x, const float* gamma, const float* beta, float* y, float* mean,
-                                float* rstd, std::int64_t rows, std::int64_t cols, float eps,
-                                cudaStream_t stream);
+                                float* rstd, std::int64_t rows, std::int64_t cols, float eps, cudaStream_t stream);
 
 /// @brief Stage 5: one block per row, the row cached in shared memory, x read once.
 ///
@@ -109,8 +108,8 @@ void layernorm_4_warp_registers(const float* x, const float* gamma, const float*
 /// 32771 when the GPU allows).
 /// Checked: as stage 3; speed against reference stage 3 (the warp stage that handles long rows)
 /// on 8192 x 8192 floats.
-void layernorm_5_block_smem(const float* x, const float* gamma, const float* beta, float* y, float* mean,
-                            float* rstd, std::int64_t rows, std::int64_t cols, float eps, cudaStream_t stream);
+void layernorm_5_block_smem(const float* x, const float* gamma, const float* beta, float* y, float* mean, float* rstd,
+                            std::int64_t rows, std::int64_t cols, float eps, cudaStream_t stream);
 
 /// @brief Stage 6: a production LayerNorm that picks its kernel by row length (fp32).
 ///
@@ -120,8 +119,8 @@ void layernorm_5_block_smem(const float* x, const float* gamma, const float* bet
 /// - longer still: one block per row running Welford over global memory, then a second read.
 /// Checked: cols from 1 to 65537 (all three paths); speed against reference stage 4 on
 /// 2097152 x 32 floats. `make bench` compares it with PyTorch.
-void layernorm_6_dispatch(const float* x, const float* gamma, const float* beta, float* y, float* mean,
-                          float* rstd, std::int64_t rows, std::int64_t cols, float eps, cudaStream_t stream);
+void layernorm_6_dispatch(const float* x, const float* gamma, const float* beta, float* y, float* mean, float* rstd,
+                          std::int64_t rows, std::int64_t cols, float eps, cudaStream_t stream);
 
 /// @brief Stage 6 on __half data (x, gamma, beta, y in half; statistics, mean and rstd in float).
 /// Checked: y within half an fp16 ulp plus the float bound; cols from 1 to 131073.
@@ -134,4 +133,4 @@ void layernorm_6_dispatch_bf16(const __nv_bfloat16* x, const __nv_bfloat16* gamm
                                __nv_bfloat16* y, float* mean, float* rstd, std::int64_t rows, std::int64_t cols,
                                float eps, cudaStream_t stream);
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

@@ -29,4 +29,4 @@ __device__ __forceinline__ void welford_update(Welford& w, float x)
     w.m2 += delta * (x - w.mean);           // old deviation times new deviation
 }
 
-}  // namespace ch04
+}   // namespace ch04

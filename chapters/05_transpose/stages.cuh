@@ -68,8 +68,7 @@ void transpose_2_coalesced_writes(const float* in, float* out, std::int64_t rows
 /// measures what the conflict costs.
 /// Checked: every element, exact, including partial tiles at the right and bottom edges; a block
 /// keeps at least a 32 x 32 tile of floats in shared memory; speed against reference stage 2.
-void transpose_3_shared_tile(const float* in, float* out, std::int64_t rows, std::int64_t cols,
-                             cudaStream_t stream);
+void transpose_3_shared_tile(const float* in, float* out, std::int64_t rows, std::int64_t cols, cudaStream_t stream);
 
 /// @brief Stage 4: the same tile padded to `[32][33]`: no bank conflicts.
 ///
@@ -77,8 +76,7 @@ void transpose_3_shared_tile(const float* in, float* out, std::int64_t rows, std
 /// 32 different banks and the column read takes one shared-memory pass instead of 32. The 32 extra
 /// floats cost 128 bytes of shared memory per block. Everything else is stage 3.
 /// Checked: as stage 3; speed against reference stage 3.
-void transpose_4_padded_tile(const float* in, float* out, std::int64_t rows, std::int64_t cols,
-                             cudaStream_t stream);
+void transpose_4_padded_tile(const float* in, float* out, std::int64_t rows, std::int64_t cols, cudaStream_t stream);
 
 /// @brief Stage 5: the padded tile with 32 x 4 threads, eight elements per thread.
 ///
@@ -88,8 +86,7 @@ void transpose_4_padded_tile(const float* in, float* out, std::int64_t rows, std
 /// bounds tests are shared by more elements.
 /// Checked: as stage 3; each thread moves at least eight elements (read off the launch: elements
 /// over threads); speed against reference stage 4.
-void transpose_5_multi_element(const float* in, float* out, std::int64_t rows, std::int64_t cols,
-                               cudaStream_t stream);
+void transpose_5_multi_element(const float* in, float* out, std::int64_t rows, std::int64_t cols, cudaStream_t stream);
 
 /// @brief Stage 6: 64 x 64 tiles with 8-byte (float2) global accesses, walked down the columns.
 ///
@@ -105,7 +102,6 @@ void transpose_5_multi_element(const float* in, float* out, std::int64_t rows, s
 /// Checked: as stage 3, with odd and even sizes on both sides; a block moves at least a 64 x 64
 /// tile (read off the launch); speed against reference stage 5.
 /// The chapter's goal: at least 93% of the copy bandwidth on a 16384 x 16384 matrix (`make bench`).
-void transpose_6_vectorized(const float* in, float* out, std::int64_t rows, std::int64_t cols,
-                            cudaStream_t stream);
+void transpose_6_vectorized(const float* in, float* out, std::int64_t rows, std::int64_t cols, cudaStream_t stream);
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

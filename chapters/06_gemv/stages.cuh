@@ -58,8 +58,7 @@ void gemv_1_thread_per_row(const float* A, const float* x, float* y, std::int64_
 /// step (coalesced). The 32 partial sums are combined with wb::warp_reduce_sum (five
 /// `__shfl_xor_sync` steps, no shared memory) and lane 0 writes y[i]. A block of 8 warps does 8 rows.
 /// Checked: as every stage; speed against reference stage 1 on 65536 x 4096.
-void gemv_2_warp_per_row(const float* A, const float* x, float* y, std::int64_t M, std::int64_t K,
-                         cudaStream_t stream);
+void gemv_2_warp_per_row(const float* A, const float* x, float* y, std::int64_t M, std::int64_t K, cudaStream_t stream);
 
 /// @brief Stage 3: one warp per row with float4 loads.
 ///
@@ -105,4 +104,4 @@ void gemv_5_block_per_row(const float* A, const float* x, float* y, std::int64_t
 /// cuBLAS at every one of them, and 1.3 times cuBLAS at K = 32 (`make bench`).
 void gemv_6_dispatch(const float* A, const float* x, float* y, std::int64_t M, std::int64_t K, cudaStream_t stream);
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

@@ -35,4 +35,4 @@ __device__ __forceinline__ void store_c4(float* c_row, int col, int N, float4 r,
     }
 }
 
-}  // namespace ch07
+}   // namespace ch07

@@ -65,23 +65,23 @@ void sgemm_2_coalesced(int M, int N, int K, float alpha, const float* A, const f
 /// kernel is now limited by shared-memory loads (two per FMA).
 /// Checked: correctness (the edge tiles are zero-filled); speed-up over reference stage 2 at 4096^3.
 void sgemm_3_shared_memory_tiling(int M, int N, int K, float alpha, const float* A, const float* B, float beta,
-                          float* C, cudaStream_t stream);
+                                  float* C, cudaStream_t stream);
 
 /// @brief Stage 4: each thread computes 8 outputs of one column (1D register tiling).
 ///
 /// Block tile 64 x 64, K step 8, 512 threads, 8 accumulators per thread. A value of B read from
 /// shared memory is reused for 8 FMAs from a register: about 1.1 shared loads per FMA instead of 2.
 /// Checked: correctness; speed-up over reference stage 3 at 4096^3.
-void sgemm_4_1d_thread_tiling(int M, int N, int K, float alpha, const float* A, const float* B, float beta,
-                            float* C, cudaStream_t stream);
+void sgemm_4_1d_thread_tiling(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C,
+                              cudaStream_t stream);
 
 /// @brief Stage 5: each thread computes an 8 x 8 tile of outputs (2D register tiling).
 ///
 /// Block tile 128 x 128, K step 8, 256 threads with 64 accumulators each. Per k a thread reads 8
 /// values of A and 8 of B and does their outer product: 64 FMAs for 16 shared loads (0.25 per FMA).
 /// Checked: correctness; speed-up over reference stage 4 at 4096^3.
-void sgemm_5_2d_thread_tiling(int M, int N, int K, float alpha, const float* A, const float* B, float beta,
-                            float* C, cudaStream_t stream);
+void sgemm_5_2d_thread_tiling(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C,
+                              cudaStream_t stream);
 
 /// @brief Stage 6: 16-byte (float4) global and shared accesses, the A tile stored transposed.
 ///
@@ -90,8 +90,8 @@ void sgemm_5_2d_thread_tiling(int M, int N, int K, float alpha, const float* A, 
 /// stored k-major (transposed) in shared memory. The float4 path requires K % 4 == 0 and N % 4 == 0;
 /// other sizes take a scalar path of the same kernel (the grader checks both).
 /// Checked: correctness, including K or N not multiples of 4; speed-up over reference stage 5 at 4096^3.
-void sgemm_6_vectorized(int M, int N, int K, float alpha, const float* A, const float* B, float beta,
-                        float* C, cudaStream_t stream);
+void sgemm_6_vectorized(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C,
+                        cudaStream_t stream);
 
 /// @brief Stage 7: warp tiling, so that a warp's shared loads are conflict-free broadcasts.
 ///
@@ -101,8 +101,8 @@ void sgemm_6_vectorized(int M, int N, int K, float alpha, const float* A, const 
 /// and the warp reads a small, fixed part of the tile, which is the level that the tensor-core
 /// chapters of real libraries build on.
 /// Checked: correctness; speed-up over reference stage 6 at 4096^3.
-void sgemm_7_warp_tiling(int M, int N, int K, float alpha, const float* A, const float* B, float beta,
-                         float* C, cudaStream_t stream);
+void sgemm_7_warp_tiling(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C,
+                         cudaStream_t stream);
 
 /// @brief Stage 8: software pipelining; the next tiles are in flight while this one is computed.
 ///
@@ -117,4 +117,4 @@ void sgemm_7_warp_tiling(int M, int N, int K, float alpha, const float* A, const
 void sgemm_8_pipelined(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C,
                        cudaStream_t stream);
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

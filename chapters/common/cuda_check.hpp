@@ -28,11 +28,11 @@ private:
 inline void check_cuda(cudaError_t code, const char* what, const char* file, int line)
 {
     if (code == cudaSuccess) return;
-    throw CudaError(code, std::string(cudaGetErrorName(code)) + " (" + cudaGetErrorString(code) + ") in `" +
-                              what + "` at " + file + ":" + std::to_string(line));
+    throw CudaError(code, std::string(cudaGetErrorName(code)) + " (" + cudaGetErrorString(code) + ") in `" + what +
+                              "` at " + file + ":" + std::to_string(line));
 }
 
-}  // namespace wb
+}   // namespace wb
 
 /// Checks the result of one CUDA runtime call.
 #define WB_CUDA_CHECK(call) ::wb::check_cuda((call), #call, __FILE__, __LINE__)

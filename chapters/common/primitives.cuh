@@ -288,4 +288,4 @@ __device__ __forceinline__ float block_reduce_max(float value, float* scratch)
     return block_allreduce<Max<float>, block_threads>(value, scratch);
 }
 
-}  // namespace wb
+}   // namespace wb

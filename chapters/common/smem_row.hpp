@@ -79,4 +79,4 @@ int smem_row_threads(Kernel* k128, Kernel* k256, Kernel* k512, Kernel* k1024, st
     return threads;
 }
 
-}  // namespace wb
+}   // namespace wb

@@ -82,7 +82,7 @@ __device__ __forceinline__ std::uint32_t shared_address(const void* p)
     return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
 }
 #endif
-}  // namespace detail
+}   // namespace detail
 
 // ---- ldmatrix: 8 x 8 matrices of 16-bit elements from shared memory into fragments ------------------
 //
@@ -190,7 +190,8 @@ __device__ __forceinline__ void mma_m16n8k16(float (&d)[4], const std::uint32_t 
     static_assert(std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>,
                   "mma_m16n8k16<T>: T is __half or __nv_bfloat16");
 #if defined(WORKBOOK_EMULATED)
-    emu::tc::mma_m16n8k16<T>(d, a, b, c, std::is_same_v<T, __half> ? "wb::mma_m16n8k16<__half>" : "wb::mma_m16n8k16<__nv_bfloat16>",
+    emu::tc::mma_m16n8k16<T>(d, a, b, c,
+                             std::is_same_v<T, __half> ? "wb::mma_m16n8k16<__half>" : "wb::mma_m16n8k16<__nv_bfloat16>",
                              wb_file, wb_line);
 #elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     if constexpr (std::is_same_v<T, __half>) {
@@ -213,6 +214,6 @@ __device__ __forceinline__ void mma_m16n8k16(float (&d)[4], const std::uint32_t 
 #endif
 }
 
-}  // namespace wb
+}   // namespace wb
 
 #undef WB_TC_SITE

@@ -45,12 +45,13 @@ inline bool valid_tile_size(unsigned n) { return n >= 1 && n <= 32 && (n & (n - 
 inline void check_tile_size(unsigned n, const char* file, int line)
 {
     if (!valid_tile_size(n)) {
-        emu::detail::trap("cooperative_groups::tiled_partition(parent, n): n must be a power of two from 1 to 32 "
-                          "(the GPU aborts the kernel too)",
-                          file, line);
+        emu::detail::trap(
+            "cooperative_groups::tiled_partition(parent, n): n must be a power of two from 1 to 32 "
+            "(the GPU aborts the kernel too)",
+            file, line);
     }
 }
-}  // namespace details
+}   // namespace details
 
 // ---- thread_group: what every group converts to ------------------------------------------------------
 /// A group whose kind is known at run time: the block, a tile made by tiled_partition(parent, n)
@@ -67,9 +68,10 @@ public:
         } else if (kind_ == kind::tile) {
             __syncwarp(mask_, emu_file, emu_line);
         } else {
-            emu::detail::trap("grid-wide sync needs a cooperative launch (cudaLaunchCooperativeKernel), which the "
-                              "CPU emulator does not run",
-                              emu_file, emu_line);
+            emu::detail::trap(
+                "grid-wide sync needs a cooperative launch (cudaLaunchCooperativeKernel), which the "
+                "CPU emulator does not run",
+                emu_file, emu_line);
         }
     }
 
@@ -77,8 +79,7 @@ protected:
     enum class kind { block, tile, grid };
     thread_group(kind k, unsigned long long size, unsigned long long rank, unsigned mask)
         : kind_(k), size_(size), rank_(rank), mask_(mask)
-    {
-    }
+    {}
     friend thread_group tiled_partition(const thread_group& parent, unsigned tile_size, const char*, int);
 
     kind kind_;
@@ -111,8 +112,9 @@ class grid_group : public thread_group {
 public:
     static unsigned long long thread_rank()
     {
-        const unsigned long long block = blockIdx.x + static_cast<unsigned long long>(gridDim.x) *
-                                                          (blockIdx.y + static_cast<unsigned long long>(gridDim.y) * blockIdx.z);
+        const unsigned long long block =
+            blockIdx.x + static_cast<unsigned long long>(gridDim.x) *
+                             (blockIdx.y + static_cast<unsigned long long>(gridDim.y) * blockIdx.z);
         return block * details::block_num_threads() + details::block_thread_rank();
     }
     static unsigned long long num_threads()
@@ -122,9 +124,13 @@ public:
     static unsigned long long size() { return num_threads(); }
     static unsigned long long block_rank()
     {
-        return blockIdx.x + static_cast<unsigned long long>(gridDim.x) * (blockIdx.y + static_cast<unsigned long long>(gridDim.y) * blockIdx.z);
+        return blockIdx.x + static_cast<unsigned long long>(gridDim.x) *
+                                (blockIdx.y + static_cast<unsigned long long>(gridDim.y) * blockIdx.z);
     }
-    static unsigned long long num_blocks() { return static_cast<unsigned long long>(gridDim.x) * gridDim.y * gridDim.z; }
+    static unsigned long long num_blocks()
+    {
+        return static_cast<unsigned long long>(gridDim.x) * gridDim.y * gridDim.z;
+    }
     static dim3 block_index() { return dim3(blockIdx.x, blockIdx.y, blockIdx.z); }
     static dim3 dim_blocks() { return dim3(gridDim.x, gridDim.y, gridDim.z); }
     /// A kernel launched with <<<>>> is not a cooperative launch: is_valid() is false on a GPU too.
@@ -176,7 +182,8 @@ public:
     template <class T>
     T shfl_xor(T var, unsigned lane_mask, EMU_CG_SITE) const
     {
-        return __shfl_xor_sync(build_mask(), var, static_cast<int>(lane_mask), static_cast<int>(Size), emu_file, emu_line);
+        return __shfl_xor_sync(build_mask(), var, static_cast<int>(lane_mask), static_cast<int>(Size), emu_file,
+                               emu_line);
     }
     int any(int predicate, EMU_CG_SITE) const { return __any_sync(build_mask(), predicate, emu_file, emu_line); }
     int all(int predicate, EMU_CG_SITE) const { return __all_sync(build_mask(), predicate, emu_file, emu_line); }
@@ -198,7 +205,7 @@ public:
     /// Every tile is also a thread_group (size, rank and sync known at run time).
     operator thread_group() const;
 };
-}  // namespace details
+}   // namespace details
 
 /// A tile whose parent type was forgotten (`thread_block_tile<32> t = tiled_partition<32>(block)`).
 template <unsigned Size>
@@ -207,8 +214,7 @@ public:
     template <class P>
     thread_block_tile(const thread_block_tile<Size, P>& tile)
         : meta_rank_(tile.meta_group_rank()), meta_size_(tile.meta_group_size())
-    {
-    }
+    {}
     unsigned meta_group_rank() const { return meta_rank_; }
     unsigned meta_group_size() const { return meta_size_; }
 
@@ -256,12 +262,9 @@ namespace details {
 /// A tile of @p n threads as a thread_group (what the dynamic tiled_partition returns).
 class dynamic_tile : public thread_group {
 public:
-    dynamic_tile(unsigned n)
-        : thread_group(kind::tile, n, block_thread_rank() & (n - 1u), tile_mask(n))
-    {
-    }
+    dynamic_tile(unsigned n) : thread_group(kind::tile, n, block_thread_rank() & (n - 1u), tile_mask(n)) {}
 };
-}  // namespace details
+}   // namespace details
 
 template <unsigned Size>
 details::tile_base<Size>::operator thread_group() const
@@ -285,10 +288,11 @@ inline thread_group tiled_partition(const thread_group& parent, unsigned tile_si
 template <class Unsupported = void>
 thread_group coalesced_threads()
 {
-    static_assert(!std::is_void_v<Unsupported> && std::is_void_v<Unsupported>,
-                  "cooperative_groups::coalesced_threads() is not supported by the CPU emulator: it cannot tell "
-                  "which lanes a GPU runs together after a branch. Write it with tiled_partition<32>(this_thread_block()) "
-                  "and explicit masks, or grade this stage on a GPU.");
+    static_assert(
+        !std::is_void_v<Unsupported> && std::is_void_v<Unsupported>,
+        "cooperative_groups::coalesced_threads() is not supported by the CPU emulator: it cannot tell "
+        "which lanes a GPU runs together after a branch. Write it with tiled_partition<32>(this_thread_block()) "
+        "and explicit masks, or grade this stage on a GPU.");
     return details::dynamic_tile(32);
 }
 
@@ -315,4 +319,4 @@ auto num_threads(const Group& group) -> decltype(group.num_threads())
 }
 
 #undef EMU_CG_SITE
-}  // namespace cooperative_groups
+}   // namespace cooperative_groups

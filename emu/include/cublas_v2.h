@@ -79,7 +79,8 @@ inline cublasStatus_t cublasSgemv(cublasHandle_t handle, cublasOperation_t trans
         for (int r = 0; r < rows; ++r) {
             float sum = 0.0f;
             for (int k = 0; k < inner; ++k) {
-                const float value = transposed ? A[static_cast<long long>(r) * lda + k] : A[static_cast<long long>(k) * lda + r];
+                const float value =
+                    transposed ? A[static_cast<long long>(r) * lda + k] : A[static_cast<long long>(k) * lda + r];
                 sum += value * x[static_cast<long long>(k) * incx];
             }
             float& out = y[static_cast<long long>(r) * incy];

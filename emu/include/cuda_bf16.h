@@ -41,13 +41,16 @@ inline __nv_bfloat16 d2b(double d)
     h.__x = round_to_16(d, kBfloat16);
     return h;
 }
-}  // namespace emu::detail
+}   // namespace emu::detail
 
 inline __nv_bfloat16 __float2bfloat16(float f) { return emu::detail::d2b(f); }
 inline __nv_bfloat16 __float2bfloat16_rn(float f) { return emu::detail::d2b(f); }
 inline __nv_bfloat16 __double2bfloat16(double d) { return emu::detail::d2b(d); }
 inline float __bfloat162float(__nv_bfloat16 h) { return static_cast<float>(emu::detail::b2d(h)); }
-inline __nv_bfloat162 __floats2bfloat162_rn(float a, float b) { return __nv_bfloat162(__float2bfloat16_rn(a), __float2bfloat16_rn(b)); }
+inline __nv_bfloat162 __floats2bfloat162_rn(float a, float b)
+{
+    return __nv_bfloat162(__float2bfloat16_rn(a), __float2bfloat16_rn(b));
+}
 inline __nv_bfloat162 __float22bfloat162_rn(float2 f) { return __floats2bfloat162_rn(f.x, f.y); }
 inline __nv_bfloat162 __float2bfloat162_rn(float f) { return __floats2bfloat162_rn(f, f); }
 inline float2 __bfloat1622float2(__nv_bfloat162 h) { return make_float2(__bfloat162float(h.x), __bfloat162float(h.y)); }
@@ -59,19 +62,19 @@ inline float __high2float(__nv_bfloat162 h) { return __bfloat162float(h.y); }
 inline unsigned short __bfloat16_as_ushort(__nv_bfloat16 h) { return h.__x; }
 inline __nv_bfloat16 __ushort_as_bfloat16(unsigned short u) { return __nv_bfloat16(__nv_bfloat16_raw{u}); }
 
-#define EMU_BF16_BINARY(name, expr)                                                                    \
-    inline __nv_bfloat16 name(__nv_bfloat16 a, __nv_bfloat16 b)                                        \
-    {                                                                                                  \
-        const double x = emu::detail::b2d(a), y = emu::detail::b2d(b);                                 \
-        return emu::detail::d2b(expr);                                                                 \
-    }                                                                                                  \
-    inline __nv_bfloat162 name##2(__nv_bfloat162 a, __nv_bfloat162 b)                                  \
-    {                                                                                                  \
-        return __nv_bfloat162(name(a.x, b.x), name(a.y, b.y));                                         \
+#define EMU_BF16_BINARY(name, expr)                                    \
+    inline __nv_bfloat16 name(__nv_bfloat16 a, __nv_bfloat16 b)        \
+    {                                                                  \
+        const double x = emu::detail::b2d(a), y = emu::detail::b2d(b); \
+        return emu::detail::d2b(expr);                                 \
+    }                                                                  \
+    inline __nv_bfloat162 name##2(__nv_bfloat162 a, __nv_bfloat162 b)  \
+    {                                                                  \
+        return __nv_bfloat162(name(a.x, b.x), name(a.y, b.y));         \
     }
 EMU_BF16_BINARY(__hadd, x + y)
 EMU_BF16_BINARY(__hsub, x - y)
-EMU_BF16_BINARY(__hmul, x * y)
+EMU_BF16_BINARY(__hmul, x* y)
 EMU_BF16_BINARY(__hmax, std::isnan(x) ? y : (std::isnan(y) ? x : (x > y ? x : y)))
 EMU_BF16_BINARY(__hmin, std::isnan(x) ? y : (std::isnan(y) ? x : (x < y ? x : y)))
 #undef EMU_BF16_BINARY
@@ -83,8 +86,14 @@ inline __nv_bfloat162 __hfma2(__nv_bfloat162 a, __nv_bfloat162 b, __nv_bfloat162
 {
     return __nv_bfloat162(__hfma(a.x, b.x, c.x), __hfma(a.y, b.y, c.y));
 }
-inline __nv_bfloat16 __hneg(__nv_bfloat16 a) { return __ushort_as_bfloat16(static_cast<unsigned short>(a.__x ^ 0x8000u)); }
-inline __nv_bfloat16 __habs(__nv_bfloat16 a) { return __ushort_as_bfloat16(static_cast<unsigned short>(a.__x & 0x7fffu)); }
+inline __nv_bfloat16 __hneg(__nv_bfloat16 a)
+{
+    return __ushort_as_bfloat16(static_cast<unsigned short>(a.__x ^ 0x8000u));
+}
+inline __nv_bfloat16 __habs(__nv_bfloat16 a)
+{
+    return __ushort_as_bfloat16(static_cast<unsigned short>(a.__x & 0x7fffu));
+}
 inline bool __hisnan(__nv_bfloat16 a) { return std::isnan(emu::detail::b2d(a)); }
 
 inline __nv_bfloat16 operator+(__nv_bfloat16 a, __nv_bfloat16 b) { return __hadd(a, b); }

@@ -48,7 +48,7 @@ inline __half d2h(double d)
     h.__x = round_to_16(d, kHalf);
     return h;
 }
-}  // namespace emu::detail
+}   // namespace emu::detail
 
 // ---- conversions ----------------------------------------------------------------------------------
 inline __half __float2half(float f) { return emu::detail::d2h(f); }
@@ -78,16 +78,16 @@ inline __half __ushort_as_half(unsigned short u) { return __half(__half_raw{u});
 inline __half __short_as_half(short s) { return __half(__half_raw{static_cast<unsigned short>(s)}); }
 
 // ---- arithmetic: exact in double, rounded once ----------------------------------------------------
-#define EMU_HALF_BINARY(name, expr)                                                                    \
-    inline __half name(__half a, __half b)                                                             \
-    {                                                                                                  \
-        const double x = emu::detail::h2d(a), y = emu::detail::h2d(b);                                 \
-        return emu::detail::d2h(expr);                                                                 \
-    }                                                                                                  \
+#define EMU_HALF_BINARY(name, expr)                                    \
+    inline __half name(__half a, __half b)                             \
+    {                                                                  \
+        const double x = emu::detail::h2d(a), y = emu::detail::h2d(b); \
+        return emu::detail::d2h(expr);                                 \
+    }                                                                  \
     inline __half2 name##2(__half2 a, __half2 b) { return __half2(name(a.x, b.x), name(a.y, b.y)); }
 EMU_HALF_BINARY(__hadd, x + y)
 EMU_HALF_BINARY(__hsub, x - y)
-EMU_HALF_BINARY(__hmul, x * y)
+EMU_HALF_BINARY(__hmul, x* y)
 EMU_HALF_BINARY(__hmax, std::isnan(x) ? y : (std::isnan(y) ? x : (x > y ? x : y)))
 EMU_HALF_BINARY(__hmin, std::isnan(x) ? y : (std::isnan(y) ? x : (x < y ? x : y)))
 #undef EMU_HALF_BINARY
@@ -97,7 +97,10 @@ inline __half __hfma(__half a, __half b, __half c)
 {
     return emu::detail::d2h(std::fma(emu::detail::h2d(a), emu::detail::h2d(b), emu::detail::h2d(c)));
 }
-inline __half2 __hfma2(__half2 a, __half2 b, __half2 c) { return __half2(__hfma(a.x, b.x, c.x), __hfma(a.y, b.y, c.y)); }
+inline __half2 __hfma2(__half2 a, __half2 b, __half2 c)
+{
+    return __half2(__hfma(a.x, b.x, c.x), __hfma(a.y, b.y, c.y));
+}
 inline __half __hneg(__half a) { return __ushort_as_half(static_cast<unsigned short>(a.__x ^ 0x8000u)); }
 inline __half2 __hneg2(__half2 a) { return __half2(__hneg(a.x), __hneg(a.y)); }
 inline __half __habs(__half a) { return __ushort_as_half(static_cast<unsigned short>(a.__x & 0x7fffu)); }

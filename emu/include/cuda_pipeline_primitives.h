@@ -21,8 +21,8 @@ inline void __pipeline_memcpy_async(void* __restrict__ dst_shared, const void* _
 {
     const int bytes = static_cast<int>(size_and_align);
     const int source_bytes = zfill > size_and_align ? -1 : bytes - static_cast<int>(zfill);
-    const std::size_t dst = emu::detail::shared_address(dst_shared, "__pipeline_memcpy_async (its destination)",
-                                                        emu_file, emu_line);
+    const std::size_t dst =
+        emu::detail::shared_address(dst_shared, "__pipeline_memcpy_async (its destination)", emu_file, emu_line);
     emu::detail::cp_async(dst, src_global, bytes, source_bytes, emu_file, emu_line);
 }
 

@@ -152,11 +152,12 @@ constexpr bool is_row_major()
     return std::is_same_v<Layout, row_major>;
 }
 
-}  // namespace emu_detail
+}   // namespace emu_detail
 
 /// The storage of every fragment: x[num_elements], as in CUDA.
 template <class T, int kElements>
-struct __align__(8) emu_fragment_base {
+struct __align__(8) emu_fragment_base
+{
     enum { num_elements = kElements, num_storage_elements = kElements };
     typedef T element_type;
     typedef T storage_element_type;
@@ -164,14 +165,16 @@ struct __align__(8) emu_fragment_base {
 };
 
 template <class Use, int m, int n, int k, class T, class Layout = void>
-class fragment : public emu_fragment_base<T, emu_detail::element_count<Use, T>() == 0 ? 1 : emu_detail::element_count<Use, T>()> {
+class fragment
+    : public emu_fragment_base<T, emu_detail::element_count<Use, T>() == 0 ? 1 : emu_detail::element_count<Use, T>()> {
     static_assert(m == 16 && n == 16 && k == 16,
                   "the CPU emulator has WMMA's 16x16x16 shape only (use m = n = k = 16, or grade on a GPU)");
     static_assert(emu_detail::element_count<Use, T>() != 0,
                   "the CPU emulator has WMMA fragments of __half or __nv_bfloat16 (matrix_a, matrix_b) and of float "
                   "or __half (accumulator) only");
-    static_assert(std::is_same_v<Use, accumulator> ? std::is_void_v<Layout>
-                                                   : (std::is_same_v<Layout, row_major> || std::is_same_v<Layout, col_major>),
+    static_assert(std::is_same_v<Use, accumulator>
+                      ? std::is_void_v<Layout>
+                      : (std::is_same_v<Layout, row_major> || std::is_same_v<Layout, col_major>),
                   "matrix_a and matrix_b fragments name row_major or col_major; accumulators name no layout");
 };
 
@@ -188,7 +191,8 @@ template <class Use, class T, class Layout>
 inline void load_matrix_sync(fragment<Use, 16, 16, 16, T, Layout>& f, const T* p, unsigned ldm,
                              const char* file = __builtin_FILE(), int line = __builtin_LINE())
 {
-    static_assert(!std::is_same_v<Use, accumulator>, "an accumulator load names its layout: mem_row_major or mem_col_major");
+    static_assert(!std::is_same_v<Use, accumulator>,
+                  "an accumulator load names its layout: mem_row_major or mem_col_major");
     constexpr int kElements = fragment<Use, 16, 16, 16, T, Layout>::num_elements;
     emu_detail::check_memory<T>(p, ldm, "load_matrix_sync", file, line);
     emu::tc::warp_meet("nvcuda::wmma::load_matrix_sync", file, line);
@@ -272,13 +276,14 @@ inline std::uint16_t bits_of(const T& v)
     return bits;
 }
 
-}  // namespace emu_detail
+}   // namespace emu_detail
 
 /// D = A B + C for one 16 x 16 x 16 tile, all 32 lanes of the warp together. @p d may be @p c.
 template <class TD, class T, class LayoutA, class LayoutB, class TC>
 inline void mma_sync(fragment<accumulator, 16, 16, 16, TD>& d, const fragment<matrix_a, 16, 16, 16, T, LayoutA>& a,
-                     const fragment<matrix_b, 16, 16, 16, T, LayoutB>& b, const fragment<accumulator, 16, 16, 16, TC>& c,
-                     const char* file = __builtin_FILE(), int line = __builtin_LINE())
+                     const fragment<matrix_b, 16, 16, 16, T, LayoutB>& b,
+                     const fragment<accumulator, 16, 16, 16, TC>& c, const char* file = __builtin_FILE(),
+                     int line = __builtin_LINE())
 {
     constexpr int kA = fragment<matrix_a, 16, 16, 16, T, LayoutA>::num_elements;
     constexpr int kB = fragment<matrix_b, 16, 16, 16, T, LayoutB>::num_elements;
@@ -293,5 +298,5 @@ inline void mma_sync(fragment<accumulator, 16, 16, 16, TD>& d, const fragment<ma
     for (int i = 0; i < 8; ++i) d.x[i] = emu_detail::from_float<TD>(out[i]);
 }
 
-}  // namespace wmma
-}  // namespace nvcuda
+}   // namespace wmma
+}   // namespace nvcuda

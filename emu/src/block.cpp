@@ -52,7 +52,7 @@ __thread std::uint64_t emu_tls_shared_generation;
 __thread unsigned char* emu_tls_shared_base;
 __thread std::uintptr_t emu_tls_watch_lo;     // the shared arena of a block whose accesses are checked
 __thread std::uintptr_t emu_tls_watch_span;   // 0: no block of this worker is checked now
-extern __thread bool emu_tls_profiling;        // this worker's block is counted (profile.cpp)
+extern __thread bool emu_tls_profiling;       // this worker's block is counted (profile.cpp)
 
 namespace emu::detail {
 
@@ -246,8 +246,11 @@ public:
             return "bytes " + std::to_string(offset - before->offset) + " to " +
                    std::to_string(offset - before->offset + bytes - 1) + " of " + describe(*before);
         }
-        if (before) return std::to_string(offset - before->offset - before->bytes) + " bytes past the end of " + describe(*before);
-        return std::to_string(regions_.front().offset - offset) + " bytes before the start of " + describe(regions_.front());
+        if (before)
+            return std::to_string(offset - before->offset - before->bytes) + " bytes past the end of " +
+                   describe(*before);
+        return std::to_string(regions_.front().offset - offset) + " bytes before the start of " +
+               describe(regions_.front());
     }
 
     /// The first red-zone byte that no longer holds the fill byte, described; empty when all are intact.
@@ -296,14 +299,14 @@ struct AsyncCopy {
     const void* src;
     int copy_bytes;
     int src_bytes;
-    int group;         // the commit group it belongs to
+    int group;   // the commit group it belongs to
 };
 
 struct ThreadState {
     uint3 idx{};
     int linear = 0;
     State state = State::unstarted;
-    bool promoted = false;      // runs on a fiber of its own (it blocked at least once)
+    bool promoted = false;   // runs on a fiber of its own (it blocked at least once)
     bool at_barrier = false;
     bool in_warp_op = false;
     // what it waits for, and where
@@ -379,7 +382,8 @@ std::string source_line_of(const void* pc)
         char exe[4096];
         const ssize_t length = readlink("/proc/self/exe", exe, sizeof exe - 1);
         const std::string file = info.dli_fname[0] && std::strchr(info.dli_fname, '/') ? info.dli_fname
-                                 : length > 0 ? std::string(exe, static_cast<std::size_t>(length)) : std::string();
+                                 : length > 0 ? std::string(exe, static_cast<std::size_t>(length))
+                                              : std::string();
         // A return address points after the call: the access is one byte earlier.
         const auto offset = reinterpret_cast<std::uintptr_t>(pc) - reinterpret_cast<std::uintptr_t>(info.dli_fbase) - 1;
         // -i: the chain of inlined calls, innermost first. An access made inside the emulator's headers or
@@ -401,7 +405,8 @@ std::string source_line_of(const void* pc)
                 }
                 const bool library = answer.find("/emu/include/") != std::string::npos ||
                                      answer.find("/chapters/common/") != std::string::npos;
-                if (text.empty() || !library) text = where(answer.substr(0, colon).c_str(), std::atoi(answer.c_str() + colon + 1));
+                if (text.empty() || !library)
+                    text = where(answer.substr(0, colon).c_str(), std::atoi(answer.c_str() + colon + 1));
                 if (!library) break;
             }
             pclose(pipe);
@@ -530,7 +535,10 @@ public:
     /// Called by the crash handler on this worker: leaves the crashed CUDA thread for good and goes
     /// back to run(), which ends the block with a report. Returns only when no block runs here.
     void escape_crash(int signal_number, const void* fault_address);
-    [[noreturn]] void fail_current_thread(const std::string& report) { fail_in_thread(thread_name(me()) + " " + report); }
+    [[noreturn]] void fail_current_thread(const std::string& report)
+    {
+        fail_in_thread(thread_name(me()) + " " + report);
+    }
 
 private:
     static constexpr int kStartRunner = -1;
@@ -540,7 +548,8 @@ private:
     std::string thread_name(const ThreadState& t) const
     {
         std::string text = "thread " + triple(t.idx);
-        if (n_ > 32) text += " (warp " + std::to_string(t.linear / 32) + ", lane " + std::to_string(t.linear % 32) + ")";
+        if (n_ > 32)
+            text += " (warp " + std::to_string(t.linear / 32) + ", lane " + std::to_string(t.linear % 32) + ")";
         return text;
     }
     std::string waiting_at(const ThreadState& t) const
@@ -575,7 +584,10 @@ private:
     void map_regions(std::size_t from, std::size_t to);
     void join_clocks(int base, unsigned mask);
     bool ordered(int earlier, std::uint32_t clock, int later) const;
-    std::uint32_t clock_of(int t) const { return clocks_[static_cast<std::size_t>(t) * 32 + static_cast<std::size_t>(t % 32)]; }
+    std::uint32_t clock_of(int t) const
+    {
+        return clocks_[static_cast<std::size_t>(t) * 32 + static_cast<std::size_t>(t % 32)];
+    }
     [[noreturn]] void report_race(std::size_t word, bool earlier_wrote, int earlier, const void* earlier_pc,
                                   bool now_writes, const void* pc);
     std::string crash_report(int signal_number, const void* fault_address) const;
@@ -609,9 +621,9 @@ private:
     std::vector<int> site_leaver_;
 
     bool checking_ = false;
-    std::string unwritten_read_;   // the first read of unwritten shared memory in this epoch, described
-    std::uint32_t epoch_ = 0;         // barrier epochs of this worker, increasing over blocks
-    std::uint32_t block_epoch_ = 0;   // the first epoch of the current block
+    std::string unwritten_read_;          // the first read of unwritten shared memory in this epoch, described
+    std::uint32_t epoch_ = 0;             // barrier epochs of this worker, increasing over blocks
+    std::uint32_t block_epoch_ = 0;       // the first epoch of the current block
     std::vector<std::uint32_t> clocks_;   // per thread: the warp clocks of its warp's 32 lanes it has seen
     LazyArray<ShadowWord> shadow_{SharedArena::kBytes / 4};
     LazyArray<std::uint16_t> region_of_word_{SharedArena::kBytes / 4};   // region index + 1; 0 red zone
@@ -869,8 +881,8 @@ void BlockRun::release_barrier()
             first = &t;
         } else if (t.line != first->line || std::strcmp(t.file, first->file) != 0 ||
                    t.barrier_kind != first->barrier_kind) {
-            fail("barrier divergence (divergent barrier): " + thread_name(*first) + " waits at " + waiting_at(*first) + ", while " +
-                     thread_name(t) + " waits at " + waiting_at(t) +
+            fail("barrier divergence (divergent barrier): " + thread_name(*first) + " waits at " + waiting_at(*first) +
+                     ", while " + thread_name(t) + " waits at " + waiting_at(t) +
                      ". Every thread of a block must reach the same __syncthreads(); one inside an `if` that "
                      "not every thread takes hangs or corrupts results on a GPU. Move the barrier out of the "
                      "branch (let threads without work skip the work, not the barrier).",
@@ -947,9 +959,9 @@ std::uint64_t BlockRun::warp_op(WarpOp op, unsigned mask, std::uint64_t value, i
         const int l = __builtin_ctz(missing);
         const int lanes = n_ - base;
         fail_in_thread(thread_name(t) + " called " + what + " at " + where(file, line) + " with mask " + hex(mask) +
-                       ", which names lane " + std::to_string(l) + ", but this warp has only " +
-                       std::to_string(lanes) + " lane" + (lanes == 1 ? "" : "s") + " (the block has " +
-                       std::to_string(n_) + " threads). Use a block size that is a multiple of 32, or a mask "
+                       ", which names lane " + std::to_string(l) + ", but this warp has only " + std::to_string(lanes) +
+                       " lane" + (lanes == 1 ? "" : "s") + " (the block has " + std::to_string(n_) +
+                       " threads). Use a block size that is a multiple of 32, or a mask "
                        "of the lanes that exist.");
     }
     if (const unsigned gone = mask & warp_exited_[warp]) {
@@ -974,7 +986,8 @@ std::uint64_t BlockRun::warp_op(WarpOp op, unsigned mask, std::uint64_t value, i
                 fail_in_thread("divergent warp operation: " + thread_name(t) + " calls " + what + " with mask " +
                                hex(mask) + " at " + where(file, line) + ", while " + thread_name(other) +
                                ", named in the mask, is not converged with it: it calls " + other.what + " at " +
-                               where(other.file, other.line) + ". The lanes named in the mask must be active at "
+                               where(other.file, other.line) +
+                               ". The lanes named in the mask must be active at "
                                "the same call: move the operation out of the divergent branch, or use a mask of "
                                "the lanes that take the branch (__ballot_sync / __activemask()).");
             }
@@ -1046,8 +1059,12 @@ void BlockRun::complete_group(int base, unsigned mask)
             case WarpOp::reduce_add: t.result = static_cast<std::uint32_t>(sum); break;
             case WarpOp::reduce_min: t.result = min_u; break;
             case WarpOp::reduce_max: t.result = max_u; break;
-            case WarpOp::reduce_min_signed: t.result = static_cast<std::uint32_t>(static_cast<std::int32_t>(min_s)); break;
-            case WarpOp::reduce_max_signed: t.result = static_cast<std::uint32_t>(static_cast<std::int32_t>(max_s)); break;
+            case WarpOp::reduce_min_signed:
+                t.result = static_cast<std::uint32_t>(static_cast<std::int32_t>(min_s));
+                break;
+            case WarpOp::reduce_max_signed:
+                t.result = static_cast<std::uint32_t>(static_cast<std::int32_t>(max_s));
+                break;
             case WarpOp::reduce_and: t.result = static_cast<std::uint32_t>(all_and); break;
             case WarpOp::reduce_or: t.result = static_cast<std::uint32_t>(all_or); break;
             case WarpOp::reduce_xor: t.result = static_cast<std::uint32_t>(all_xor); break;
@@ -1100,8 +1117,9 @@ void BlockRun::diagnose_stall()
             const std::string head = "deadlock: " + thread_name(t) + " waits at " + waiting_at(t) + " for lane " +
                                      std::to_string(l) + ", but ";
             if (other.state == State::exited) {
-                fail(head + thread_name(other) + " returned from the kernel without calling it. Every lane named "
-                            "in the mask must call the operation.");
+                fail(head + thread_name(other) +
+                     " returned from the kernel without calling it. Every lane named "
+                     "in the mask must call the operation.");
                 return;
             }
             if (other.at_barrier) {
@@ -1135,8 +1153,9 @@ void BlockRun::check_red_zones(const ThreadState* at_barrier)
 {
     if (arena_.intact()) return;
     const std::string when = at_barrier ? "found at the " + waiting_at(*at_barrier) : "found at the end of the block";
-    fail(arena_.damaged() + " (" + when + "). An index past the end of a shared array: check the bounds and the array "
-                                 "size (and that the launch asks for enough dynamic shared memory).");
+    fail(arena_.damaged() + " (" + when +
+         "). An index past the end of a shared array: check the bounds and the array "
+         "size (and that the launch asks for enough dynamic shared memory).");
 }
 
 void BlockRun::allocate_shared(SharedSlot& slot, std::size_t bytes, std::size_t align, const char* name,
@@ -1175,8 +1194,8 @@ std::size_t BlockRun::shared_address(const void* p, const char* what, const char
 {
     const auto* bytes = static_cast<const unsigned char*>(p);
     if (bytes < arena_.base() || bytes >= arena_.base() + SharedArena::kBytes) {
-        fail_in_thread(thread_name(me()) + " passed a pointer that is not shared memory to " + std::string(what) + " at " +
-                       where(file, line) + ".");
+        fail_in_thread(thread_name(me()) + " passed a pointer that is not shared memory to " + std::string(what) +
+                       " at " + where(file, line) + ".");
     }
     return static_cast<std::size_t>(bytes - arena_.base());
 }
@@ -1186,16 +1205,18 @@ void BlockRun::cp_async(std::size_t dst, const void* src, int copy_bytes, int sr
     ThreadState& t = me();
     const std::string at = " (cp.async at " + where(file, line) + ")";
     if (copy_bytes != 4 && copy_bytes != 8 && copy_bytes != 16) {
-        fail_in_thread(thread_name(t) + ": a cp.async copies 4, 8 or 16 bytes, not " + std::to_string(copy_bytes) + at + ".");
+        fail_in_thread(thread_name(t) + ": a cp.async copies 4, 8 or 16 bytes, not " + std::to_string(copy_bytes) + at +
+                       ".");
     }
     if (src_bytes < 0 || src_bytes > copy_bytes) {
-        fail_in_thread(thread_name(t) + ": the source size " + std::to_string(src_bytes) + " of a cp.async must be 0 to " +
-                       std::to_string(copy_bytes) + at + ".");
+        fail_in_thread(thread_name(t) + ": the source size " + std::to_string(src_bytes) +
+                       " of a cp.async must be 0 to " + std::to_string(copy_bytes) + at + ".");
     }
     if (dst % static_cast<std::size_t>(copy_bytes) != 0 ||
         reinterpret_cast<std::uintptr_t>(src) % static_cast<std::uintptr_t>(copy_bytes) != 0) {
         fail_in_thread(thread_name(t) + ": a " + std::to_string(copy_bytes) + "-byte cp.async needs " +
-                       std::to_string(copy_bytes) + "-byte aligned addresses" + at + " (a misaligned address error on a GPU).");
+                       std::to_string(copy_bytes) + "-byte aligned addresses" + at +
+                       " (a misaligned address error on a GPU).");
     }
     if (dst + static_cast<std::size_t>(copy_bytes) > SharedArena::kBytes) {
         fail_in_thread(thread_name(t) + ": a cp.async writes outside shared memory" + at + ".");
@@ -1237,8 +1258,8 @@ bool BlockRun::describe(char* buffer, std::size_t size, const void* fault_addres
     std::snprintf(buffer, size,
                   "\nThe CPU emulator caught a crash in kernel `%s` launched at %s, block (%u,%u,%u), thread "
                   "(%u,%u,%u), at address %p.\nLikely cause: %s.\n",
-                  launch_->site.name, where(launch_->site.file, launch_->site.line).c_str(), block_idx_.x,
-                  block_idx_.y, block_idx_.z, current_->idx.x, current_->idx.y, current_->idx.z, fault_address, cause);
+                  launch_->site.name, where(launch_->site.file, launch_->site.line).c_str(), block_idx_.x, block_idx_.y,
+                  block_idx_.z, current_->idx.x, current_->idx.y, current_->idx.z, fault_address, cause);
     return true;
 }
 
@@ -1385,15 +1406,17 @@ std::string BlockRun::crash_report(int signal_number, const void* fault_address)
 {
     std::string cause;
     if (signal_number == SIGFPE) {
-        cause = "an integer division or remainder by zero (a GPU returns garbage instead; either way the divisor "
-                "must not be 0)";
+        cause =
+            "an integer division or remainder by zero (a GPU returns garbage instead; either way the divisor "
+            "must not be 0)";
     } else if (signal_number == SIGABRT) {
         cause = "an abort: a failed assert() in the kernel, or an error inside the emulator";
     } else if (signal_number == SIGILL || signal_number == SIGTRAP) {
         cause = "an illegal instruction (__builtin_trap(), or code the compiler proved unreachable was reached)";
     } else if (stacks_.in_guard(fault_address)) {
-        cause = "a stack overflow: this thread's local variables need more than 128 KiB (a large local array?) "
-                "or a recursion does not end";
+        cause =
+            "a stack overflow: this thread's local variables need more than 128 KiB (a large local array?) "
+            "or a recursion does not end";
     } else {
         char where_text[64];
         std::snprintf(where_text, sizeof where_text, "%p", fault_address);
@@ -1428,7 +1451,8 @@ Schedule schedule_for(std::uint64_t launch_index, std::uint64_t block_index)
         if (std::strcmp(env, "forward") == 0) return 0;
         if (std::strcmp(env, "reverse") == 0) return 1;
         if (std::strcmp(env, "random") == 0) return 2;
-        std::fprintf(stderr, "WORKBOOK_EMU_SCHEDULE=%s is not one of forward, reverse, random, mixed: using mixed\n", env);
+        std::fprintf(stderr, "WORKBOOK_EMU_SCHEDULE=%s is not one of forward, reverse, random, mixed: using mixed\n",
+                     env);
         return -1;
     }();
     const int forced = schedule_override.load() >= 0 ? schedule_override.load() : fixed;
@@ -1436,7 +1460,7 @@ Schedule schedule_for(std::uint64_t launch_index, std::uint64_t block_index)
     return choice == 0 ? Schedule::forward : (choice == 1 ? Schedule::reverse : Schedule::random);
 }
 
-}  // namespace
+}   // namespace
 
 void set_schedule_override(int schedule) { schedule_override = schedule; }
 
@@ -1480,8 +1504,7 @@ bool run_block(const LaunchState& launch, std::uint64_t index)
     // For the ledger (emu/ledger.hpp): the static shared memory a block of this launch placed.
     const std::size_t placed = block.arena().static_bytes();
     std::size_t seen = launch.static_shared_seen.load(std::memory_order_relaxed);
-    while (placed > seen && !launch.static_shared_seen.compare_exchange_weak(seen, placed)) {
-    }
+    while (placed > seen && !launch.static_shared_seen.compare_exchange_weak(seen, placed)) {}
     return ok;
 }
 
@@ -1586,7 +1609,7 @@ private:
     std::uint64_t failure_block_ = UINT64_MAX;
 };
 
-}  // namespace
+}   // namespace
 
 std::optional<KernelFailure> run_grid(const LaunchState& launch)
 {
@@ -1629,7 +1652,7 @@ BlockRun& block_or_die(const char* what)
     }
     return *tls_block;
 }
-}  // namespace
+}   // namespace
 
 std::uint64_t warp_op(WarpOp op, unsigned mask, std::uint64_t value, int param, int width, const char* what,
                       const char* file, int line)
@@ -1651,7 +1674,8 @@ void trap(const char* what, const char* file, int line)
     block_or_die(what).fail_in_thread(std::string("the kernel called ") + what + " at " + where(file, line) + ".");
 }
 
-void shared_allocate(SharedSlot& slot, std::size_t bytes, std::size_t align, const char* name, const char* file, int line)
+void shared_allocate(SharedSlot& slot, std::size_t bytes, std::size_t align, const char* name, const char* file,
+                     int line)
 {
     block_or_die("a __shared__ declaration").allocate_shared(slot, bytes, align, name, file, line);
 }
@@ -1675,4 +1699,4 @@ void* shared_dynamic_base(std::size_t align, const char*, int)
     return block_or_die("extern __shared__").dynamic_shared(align);
 }
 
-}  // namespace emu::detail
+}   // namespace emu::detail

@@ -45,9 +45,9 @@ inline void on_access(const void* p, std::size_t bytes, bool write, const void* 
     }
 }
 
-}  // namespace
+}   // namespace
 
-#define EMU_CHECK_SIZE(n)                                                                                  \
+#define EMU_CHECK_SIZE(n)                                                                                      \
     extern "C" void __tsan_read##n(void* p) { on_access(p, n, false, __builtin_return_address(0)); }           \
     extern "C" void __tsan_write##n(void* p) { on_access(p, n, true, __builtin_return_address(0)); }           \
     extern "C" void __tsan_unaligned_read##n(void* p) { on_access(p, n, false, __builtin_return_address(0)); } \
@@ -70,28 +70,49 @@ extern "C" void __tsan_vptr_update(void**, void*) {}
 extern "C" void __tsan_vptr_read(void**) {}
 
 // Atomics, sequentially consistent whatever order was asked for (the order arguments are ignored).
-#define EMU_ATOMICS(bits, T)                                                                                   \
+#define EMU_ATOMICS(bits, T)                                                                                           \
     extern "C" T __tsan_atomic##bits##_load(const volatile T* a, int) { return __atomic_load_n(a, __ATOMIC_SEQ_CST); } \
     extern "C" void __tsan_atomic##bits##_store(volatile T* a, T v, int) { __atomic_store_n(a, v, __ATOMIC_SEQ_CST); } \
-    extern "C" T __tsan_atomic##bits##_exchange(volatile T* a, T v, int) { return __atomic_exchange_n(a, v, __ATOMIC_SEQ_CST); } \
-    extern "C" T __tsan_atomic##bits##_fetch_add(volatile T* a, T v, int) { return __atomic_fetch_add(a, v, __ATOMIC_SEQ_CST); } \
-    extern "C" T __tsan_atomic##bits##_fetch_sub(volatile T* a, T v, int) { return __atomic_fetch_sub(a, v, __ATOMIC_SEQ_CST); } \
-    extern "C" T __tsan_atomic##bits##_fetch_and(volatile T* a, T v, int) { return __atomic_fetch_and(a, v, __ATOMIC_SEQ_CST); } \
-    extern "C" T __tsan_atomic##bits##_fetch_or(volatile T* a, T v, int) { return __atomic_fetch_or(a, v, __ATOMIC_SEQ_CST); } \
-    extern "C" T __tsan_atomic##bits##_fetch_xor(volatile T* a, T v, int) { return __atomic_fetch_xor(a, v, __ATOMIC_SEQ_CST); } \
-    extern "C" T __tsan_atomic##bits##_fetch_nand(volatile T* a, T v, int) { return __atomic_fetch_nand(a, v, __ATOMIC_SEQ_CST); } \
-    extern "C" int __tsan_atomic##bits##_compare_exchange_strong(volatile T* a, T* c, T v, int, int)          \
-    {                                                                                                        \
-        return __atomic_compare_exchange_n(a, c, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);              \
-    }                                                                                                        \
-    extern "C" int __tsan_atomic##bits##_compare_exchange_weak(volatile T* a, T* c, T v, int, int)            \
-    {                                                                                                        \
-        return __atomic_compare_exchange_n(a, c, v, true, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);               \
-    }                                                                                                        \
-    extern "C" T __tsan_atomic##bits##_compare_exchange_val(volatile T* a, T c, T v, int, int)               \
-    {                                                                                                        \
-        __atomic_compare_exchange_n(a, &c, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);                    \
-        return c;                                                                                            \
+    extern "C" T __tsan_atomic##bits##_exchange(volatile T* a, T v, int)                                               \
+    {                                                                                                                  \
+        return __atomic_exchange_n(a, v, __ATOMIC_SEQ_CST);                                                            \
+    }                                                                                                                  \
+    extern "C" T __tsan_atomic##bits##_fetch_add(volatile T* a, T v, int)                                              \
+    {                                                                                                                  \
+        return __atomic_fetch_add(a, v, __ATOMIC_SEQ_CST);                                                             \
+    }                                                                                                                  \
+    extern "C" T __tsan_atomic##bits##_fetch_sub(volatile T* a, T v, int)                                              \
+    {                                                                                                                  \
+        return __atomic_fetch_sub(a, v, __ATOMIC_SEQ_CST);                                                             \
+    }                                                                                                                  \
+    extern "C" T __tsan_atomic##bits##_fetch_and(volatile T* a, T v, int)                                              \
+    {                                                                                                                  \
+        return __atomic_fetch_and(a, v, __ATOMIC_SEQ_CST);                                                             \
+    }                                                                                                                  \
+    extern "C" T __tsan_atomic##bits##_fetch_or(volatile T* a, T v, int)                                               \
+    {                                                                                                                  \
+        return __atomic_fetch_or(a, v, __ATOMIC_SEQ_CST);                                                              \
+    }                                                                                                                  \
+    extern "C" T __tsan_atomic##bits##_fetch_xor(volatile T* a, T v, int)                                              \
+    {                                                                                                                  \
+        return __atomic_fetch_xor(a, v, __ATOMIC_SEQ_CST);                                                             \
+    }                                                                                                                  \
+    extern "C" T __tsan_atomic##bits##_fetch_nand(volatile T* a, T v, int)                                             \
+    {                                                                                                                  \
+        return __atomic_fetch_nand(a, v, __ATOMIC_SEQ_CST);                                                            \
+    }                                                                                                                  \
+    extern "C" int __tsan_atomic##bits##_compare_exchange_strong(volatile T* a, T* c, T v, int, int)                   \
+    {                                                                                                                  \
+        return __atomic_compare_exchange_n(a, c, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);                        \
+    }                                                                                                                  \
+    extern "C" int __tsan_atomic##bits##_compare_exchange_weak(volatile T* a, T* c, T v, int, int)                     \
+    {                                                                                                                  \
+        return __atomic_compare_exchange_n(a, c, v, true, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);                         \
+    }                                                                                                                  \
+    extern "C" T __tsan_atomic##bits##_compare_exchange_val(volatile T* a, T c, T v, int, int)                         \
+    {                                                                                                                  \
+        __atomic_compare_exchange_n(a, &c, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);                              \
+        return c;                                                                                                      \
     }
 EMU_ATOMICS(8, std::uint8_t)
 EMU_ATOMICS(16, std::uint16_t)

@@ -24,7 +24,8 @@ struct LaunchState {
     std::size_t dynamic_shared = 0;
     std::unique_ptr<KernelBody> body;
     std::uint64_t index = 0;   ///< launches so far in this process: picks the schedules
-    mutable std::atomic<std::size_t> static_shared_seen{0};   ///< largest static __shared__ bytes of a block (for the ledger)
+    mutable std::atomic<std::size_t> static_shared_seen{
+        0};   ///< largest static __shared__ bytes of a block (for the ledger)
 };
 
 /// Why a launch failed: a report for the learner, and whether a GPU would have hung.
@@ -107,4 +108,4 @@ void profile_access(const void* address, std::size_t bytes, bool write, const vo
 void profile_block_end(const char* kernel);
 void profile_launch(const char* kernel);
 
-}  // namespace emu::detail
+}   // namespace emu::detail

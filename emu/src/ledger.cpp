@@ -25,7 +25,7 @@ Recorder& recorder()
     return *r;
 }
 
-}  // namespace
+}   // namespace
 
 void ledger_begin()
 {
@@ -87,5 +87,5 @@ void ledger_note_release(const void* address)
     if (r.open) r.ledger.released.push_back(reinterpret_cast<std::uintptr_t>(address));
 }
 
-}  // namespace detail
-}  // namespace emu
+}   // namespace detail
+}   // namespace emu

@@ -47,7 +47,7 @@ KernelCounters& KernelCounters::operator+=(const KernelCounters& o)
     return *this;
 }
 
-}  // namespace emu
+}   // namespace emu
 
 namespace emu::detail {
 
@@ -132,7 +132,8 @@ void count_request(const Access* first, const Access* last, int warp_lanes, Acce
     }
     // Shared memory: 32 banks of 4-byte words, served per phase (a whole warp for accesses of 4 bytes or
     // less, half-warps for 8 bytes, quarter-warps for 16). Word w lies in bank w % 32.
-    const int widest = std::max_element(first, last, [](const Access& a, const Access& b) { return a.bytes < b.bytes; })->bytes;
+    const int widest =
+        std::max_element(first, last, [](const Access& a, const Access& b) { return a.bytes < b.bytes; })->bytes;
     const int phase_lanes = widest >= 16 ? 8 : (widest >= 8 ? 16 : 32);
     for (int phase = 0; phase < 32 / phase_lanes; ++phase) {
         std::vector<std::uintptr_t> words;
@@ -151,7 +152,7 @@ void count_request(const Access* first, const Access* last, int warp_lanes, Acce
     }
 }
 
-}  // namespace
+}   // namespace
 
 bool profiling_requested() { return profiling.load(std::memory_order_relaxed); }
 
@@ -226,7 +227,7 @@ void profile_launch(const char* kernel)
     ++store().of(kernel).launches;
 }
 
-}  // namespace emu::detail
+}   // namespace emu::detail
 
 namespace emu {
 
@@ -260,4 +261,4 @@ KernelCounters profile_total(const std::vector<KernelCounters>& kernels)
     return total;
 }
 
-}  // namespace emu
+}   // namespace emu

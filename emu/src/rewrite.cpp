@@ -28,7 +28,7 @@ struct Marker {
     std::size_t position;   // first character of the line the marker describes
     std::string file;
     long line;
-    bool system;            // flag 3: a system header (its inline assembly is left alone)
+    bool system;   // flag 3: a system header (its inline assembly is left alone)
 };
 
 class Rewriter {
@@ -93,7 +93,8 @@ public:
                 const std::string word = s_.substr(i, end - i);
                 if (word == "__shared__" && (i == 0 || !ident_char(s_[i - 1]))) {
                     i = shared(i, end);
-                } else if ((word == "asm" || word == "__asm__" || word == "__asm") && (i == 0 || !ident_char(s_[i - 1]))) {
+                } else if ((word == "asm" || word == "__asm__" || word == "__asm") &&
+                           (i == 0 || !ident_char(s_[i - 1]))) {
                     i = inline_assembly(i, end);
                 } else {
                     i = end;
@@ -577,8 +578,10 @@ private:
                 if (first_dim_end == dims && rest[q].text == "]") first_dim_end = q + 1;
             }
             if (at_namespace_scope()) {
-                replacement += "static_assert(sizeof(" + base + ") == 0, \"the CPU backend supports __shared__ "
-                               "variables inside functions only: declare `" + id + "` inside the kernel\");";
+                replacement += "static_assert(sizeof(" + base +
+                               ") == 0, \"the CPU backend supports __shared__ "
+                               "variables inside functions only: declare `" +
+                               id + "` inside the kernel\");";
                 continue;
             }
             if (is_extern) {
@@ -594,7 +597,8 @@ private:
             }
             if (n + 1 < pieces.size()) replacement += ' ';
         }
-        replacement += std::string(static_cast<std::size_t>(std::count(s_.begin() + begin, s_.begin() + end, '\n')), '\n');
+        replacement +=
+            std::string(static_cast<std::size_t>(std::count(s_.begin() + begin, s_.begin() + end, '\n')), '\n');
         edits_.push_back({begin, end + 1, replacement});
         return end + 1;
     }
@@ -652,11 +656,12 @@ private:
         }
         std::string hint;
         if (shown.rfind("cp.async", 0) == 0) {
-            hint = " (for cp.async use __pipeline_memcpy_async, __pipeline_commit and __pipeline_wait_prior from "
-                   "<cuda_pipeline.h>: the same instructions)";
+            hint =
+                " (for cp.async use __pipeline_memcpy_async, __pipeline_commit and __pipeline_wait_prior from "
+                "<cuda_pipeline.h>: the same instructions)";
         }
-        std::string call = "static_assert(sizeof(int) == 0, \"inline PTX cannot run on the CPU emulator: " + shown + hint +
-                           "\")";
+        std::string call =
+            "static_assert(sizeof(int) == 0, \"inline PTX cannot run on the CPU emulator: " + shown + hint + "\")";
         call += std::string(static_cast<std::size_t>(std::count(s_.begin() + keyword, s_.begin() + close, '\n')), '\n');
         edits_.push_back({keyword, close, call});
         return close;
@@ -713,8 +718,8 @@ private:
     int slots_ = 0;
 };
 
-}  // namespace
+}   // namespace
 
 Result rewrite(const std::string& source) { return Rewriter(source).run(); }
 
-}  // namespace emu::rewrite
+}   // namespace emu::rewrite

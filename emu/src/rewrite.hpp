@@ -16,11 +16,11 @@
 namespace emu::rewrite {
 
 struct Result {
-    std::string text;                 ///< the rewritten source
-    std::vector<std::string> errors;  ///< "file:line: error: ..." for constructs it cannot rewrite
+    std::string text;                  ///< the rewritten source
+    std::vector<std::string> errors;   ///< "file:line: error: ..." for constructs it cannot rewrite
 };
 
 /// Rewrites one translation unit (preprocessed, or plain source: comments are understood too).
 Result rewrite(const std::string& source);
 
-}  // namespace emu::rewrite
+}   // namespace emu::rewrite

@@ -54,10 +54,10 @@ constexpr std::size_t kBackGuard = 32 * 1024;
 constexpr std::size_t kPoisonLimit = std::size_t(256) << 20;   // larger allocations stay as the OS gives them
 
 struct Allocation {
-    unsigned char* raw = nullptr;   // start of the front guard
-    std::size_t bytes = 0;          // what was asked for
-    std::size_t padded = 0;         // bytes rounded up to 256 (the end of the user part)
-    std::size_t extent = SIZE_MAX;  // the bytes the caller will use (emu::declare_buffer_extent), if less
+    unsigned char* raw = nullptr;    // start of the front guard
+    std::size_t bytes = 0;           // what was asked for
+    std::size_t padded = 0;          // bytes rounded up to 256 (the end of the user part)
+    std::size_t extent = SIZE_MAX;   // the bytes the caller will use (emu::declare_buffer_extent), if less
 };
 
 double now_ms()
@@ -301,8 +301,9 @@ public:
             const std::size_t tail = a.padded - a.bytes + kBackGuard;
             if (!all_ff(end, tail, &bad)) {
                 std::memset(end, kUndefinedByte, tail);
-                return "it wrote past the end of a " + size + ": byte " + std::to_string(a.bytes + bad) +
-                       " (" + std::to_string(bad) + " bytes past the end) was changed. A missing or wrong bounds "
+                return "it wrote past the end of a " + size + ": byte " + std::to_string(a.bytes + bad) + " (" +
+                       std::to_string(bad) +
+                       " bytes past the end) was changed. A missing or wrong bounds "
                        "test (if (i < n)), a grid larger than the data, or a vector access over the last "
                        "partial vector";
             }
@@ -334,7 +335,8 @@ public:
         const struct sigaction& previous = previous_handlers()[signal_number];
         if ((previous.sa_flags & SA_SIGINFO) && previous.sa_sigaction) {
             previous.sa_sigaction(signal_number, info, nullptr);
-        } else if (!(previous.sa_flags & SA_SIGINFO) && previous.sa_handler != SIG_DFL && previous.sa_handler != SIG_IGN) {
+        } else if (!(previous.sa_flags & SA_SIGINFO) && previous.sa_handler != SIG_DFL &&
+                   previous.sa_handler != SIG_IGN) {
             previous.sa_handler(signal_number);
         }
         ::signal(signal_number, SIG_DFL);
@@ -354,11 +356,11 @@ public:
         static std::mutex mutex;
         std::lock_guard<std::mutex> lock(mutex);
         for (int signal_number : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGABRT}) {
-            struct sigaction current{};
+            struct sigaction current {};
             sigaction(signal_number, nullptr, &current);
             if ((current.sa_flags & SA_SIGINFO) && current.sa_sigaction == &Device::on_crash) continue;
             previous_handlers()[signal_number] = current;
-            struct sigaction action{};
+            struct sigaction action {};
             action.sa_sigaction = &Device::on_crash;
             action.sa_flags = SA_SIGINFO | SA_ONSTACK;
             sigemptyset(&action.sa_mask);
@@ -367,7 +369,6 @@ public:
     }
 
 private:
-
     void work()
     {
         prepare_worker_thread();
@@ -428,7 +429,7 @@ cudaError_t sticky() { return Device::get().sticky(); }
 std::mutex attributes_mutex;
 std::map<const void*, int> dynamic_shared_limits;
 
-}  // namespace
+}   // namespace
 
 void prepare_worker_thread()
 {
@@ -456,7 +457,8 @@ std::size_t max_dynamic_shared_allowed()
 {
     std::lock_guard<std::mutex> lock(attributes_mutex);
     std::size_t best = kSharedPerBlock;
-    for (const auto& [kernel, limit] : dynamic_shared_limits) best = std::max<std::size_t>(best, static_cast<std::size_t>(limit));
+    for (const auto& [kernel, limit] : dynamic_shared_limits)
+        best = std::max<std::size_t>(best, static_cast<std::size_t>(limit));
     return best;
 }
 
@@ -475,17 +477,21 @@ void submit_launch(const KernelSite& site, const LaunchConfig& config, std::uniq
         problem = "a grid or block dimension is 0";
     } else if (threads > 1024 || b.x > 1024 || b.y > 1024 || b.z > 64) {
         problem = "the block has " + std::to_string(threads) + " threads (" + std::to_string(b.x) + " x " +
-                  std::to_string(b.y) + " x " + std::to_string(b.z) + "); the most a block may have is 1024 "
+                  std::to_string(b.y) + " x " + std::to_string(b.z) +
+                  "); the most a block may have is 1024 "
                   "(and at most 64 in z)";
     } else if (g.x > 2147483647u || g.y > 65535 || g.z > 65535) {
         problem = "the grid is too large: at most 2^31 - 1 blocks in x and 65535 in y and z";
     } else if (config.shared_bytes > kSharedPerBlockOptin) {
         code = cudaErrorInvalidValue;
-        problem = "the launch asks for " + std::to_string(config.shared_bytes) + " bytes of dynamic shared memory; "
-                  "a block may have at most " + std::to_string(kSharedPerBlockOptin);
+        problem = "the launch asks for " + std::to_string(config.shared_bytes) +
+                  " bytes of dynamic shared memory; "
+                  "a block may have at most " +
+                  std::to_string(kSharedPerBlockOptin);
     } else if (config.shared_bytes > max_dynamic_shared_allowed()) {
         code = cudaErrorInvalidValue;
-        problem = "the launch asks for " + std::to_string(config.shared_bytes) + " bytes of dynamic shared memory, "
+        problem = "the launch asks for " + std::to_string(config.shared_bytes) +
+                  " bytes of dynamic shared memory, "
                   "more than the default 48 KB, without cudaFuncSetAttribute(kernel, "
                   "cudaFuncAttributeMaxDynamicSharedMemorySize, bytes) first";
     }
@@ -514,7 +520,8 @@ void submit_launch(const KernelSite& site, const LaunchConfig& config, std::uniq
             return;
         }
         const std::string fence = d.check_fences();
-        if (!fence.empty()) d.set_fault(cudaErrorIllegalAddress, head + "wrote outside its arrays: " + fence + ".", false);
+        if (!fence.empty())
+            d.set_fault(cudaErrorIllegalAddress, head + "wrote outside its arrays: " + fence + ".", false);
     });
     note(queued);
 }
@@ -529,7 +536,8 @@ cudaError_t func_get_attributes(cudaFuncAttributes* attributes, const void* kern
     attributes->binaryVersion = 80;
     std::lock_guard<std::mutex> lock(attributes_mutex);
     auto it = dynamic_shared_limits.find(kernel);
-    attributes->maxDynamicSharedSizeBytes = it == dynamic_shared_limits.end() ? static_cast<int>(kSharedPerBlock) : it->second;
+    attributes->maxDynamicSharedSizeBytes =
+        it == dynamic_shared_limits.end() ? static_cast<int>(kSharedPerBlock) : it->second;
     return cudaSuccess;
 }
 
@@ -542,7 +550,8 @@ cudaError_t func_set_attribute(const void* kernel, cudaFuncAttribute attribute, 
         dynamic_shared_limits[kernel] = value;
     } else if (attribute == cudaFuncAttributePreferredSharedMemoryCarveout) {
         // A hint only (-1 for the default, else a percentage), as on the GPU.
-        if (value < cudaSharedmemCarveoutDefault || value > cudaSharedmemCarveoutMaxShared) return note(cudaErrorInvalidValue);
+        if (value < cudaSharedmemCarveoutDefault || value > cudaSharedmemCarveoutMaxShared)
+            return note(cudaErrorInvalidValue);
     } else {
         return note(cudaErrorInvalidValue);
     }
@@ -559,8 +568,8 @@ cudaError_t occupancy_blocks_per_sm(int* blocks, const void* kernel, int block_s
     return cudaSuccess;
 }
 
-cudaError_t memcpy_symbol(void* symbol, std::size_t symbol_bytes, const void* src, std::size_t bytes, std::size_t offset,
-                          bool to_symbol, void* dst)
+cudaError_t memcpy_symbol(void* symbol, std::size_t symbol_bytes, const void* src, std::size_t bytes,
+                          std::size_t offset, bool to_symbol, void* dst)
 {
     if (offset + bytes > symbol_bytes) return note(cudaErrorInvalidValue);
     Device::get().drain();
@@ -593,7 +602,7 @@ bool device_allocation_bounds(std::uintptr_t address, std::uintptr_t& lo, std::u
     return true;
 }
 
-}  // namespace emu::detail
+}   // namespace emu::detail
 
 namespace emu {
 cudaError_t run_in_stream_order(cudaStream_t stream, std::function<void()> work)
@@ -620,7 +629,7 @@ bool last_fault_is_deadlock()
     detail::Device::get().report(&deadlock, &reported);
     return deadlock;
 }
-}  // namespace emu
+}   // namespace emu
 
 using emu::detail::Device;
 using emu::detail::note;
@@ -689,7 +698,8 @@ const char* cudaGetErrorString(cudaError_t error)
         case cudaErrorIllegalState: return "the operation cannot be performed in the present state";
         case cudaErrorStreamCaptureUnsupported: return "operation not permitted when stream is capturing";
         case cudaErrorStreamCaptureInvalidated: return "operation failed due to a previous error during capture";
-        case cudaErrorStreamCaptureImplicit: return "operation would make the legacy stream depend on a capturing blocking stream";
+        case cudaErrorStreamCaptureImplicit:
+            return "operation would make the legacy stream depend on a capturing blocking stream";
         default: return "unknown error";
     }
 }
@@ -739,7 +749,7 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device)
     std::snprintf(prop->name, sizeof prop->name, "CPU emulator (correctness only)");
     const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     prop->totalGlobalMem = pages > 0 && page > 0 ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(page) / 2
-                                                  : std::size_t(8) << 30;
+                                                 : std::size_t(8) << 30;
     prop->sharedMemPerBlock = kSharedPerBlock;
     prop->regsPerBlock = 65536;
     prop->warpSize = 32;
@@ -798,7 +808,9 @@ cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device)
         case cudaDevAttrMaxThreadsPerMultiProcessor: *value = p.maxThreadsPerMultiProcessor; break;
         case cudaDevAttrComputeCapabilityMajor: *value = p.major; break;
         case cudaDevAttrComputeCapabilityMinor: *value = p.minor; break;
-        case cudaDevAttrMaxSharedMemoryPerMultiprocessor: *value = static_cast<int>(p.sharedMemPerMultiprocessor); break;
+        case cudaDevAttrMaxSharedMemoryPerMultiprocessor:
+            *value = static_cast<int>(p.sharedMemPerMultiprocessor);
+            break;
         case cudaDevAttrMaxRegistersPerMultiprocessor: *value = p.regsPerMultiprocessor; break;
         case cudaDevAttrMaxSharedMemoryPerBlockOptin: *value = static_cast<int>(p.sharedMemPerBlockOptin); break;
         case cudaDevAttrMaxBlocksPerMultiprocessor: *value = p.maxBlocksPerMultiProcessor; break;
@@ -895,7 +907,8 @@ const char* copy_name(cudaMemcpyKind kind, bool async)
     switch (kind) {
         case cudaMemcpyHostToDevice: return async ? "cudaMemcpyAsync (host to device)" : "cudaMemcpy (host to device)";
         case cudaMemcpyDeviceToHost: return async ? "cudaMemcpyAsync (device to host)" : "cudaMemcpy (device to host)";
-        case cudaMemcpyDeviceToDevice: return async ? "cudaMemcpyAsync (device to device)" : "cudaMemcpy (device to device)";
+        case cudaMemcpyDeviceToDevice:
+            return async ? "cudaMemcpyAsync (device to device)" : "cudaMemcpy (device to device)";
         default: return async ? "cudaMemcpyAsync" : "cudaMemcpy";
     }
 }
@@ -925,8 +938,8 @@ cudaError_t fill(void* ptr, int value, std::size_t bytes, bool async, cudaStream
     Device& d = Device::get();
     emu::detail::ledger_note_operation(async ? "cudaMemsetAsync" : "cudaMemset", async ? stream : nullptr);
     if (!d.is_device(ptr, bytes)) {
-        d.set_report(cudaErrorInvalidValue, "cudaMemset: the pointer is not " + std::to_string(bytes) +
-                                                " bytes of device memory");
+        d.set_report(cudaErrorInvalidValue,
+                     "cudaMemset: the pointer is not " + std::to_string(bytes) + " bytes of device memory");
         return note(cudaErrorInvalidValue);
     }
     if (async) return note(d.enqueue(stream, [ptr, value, bytes] { std::memset(ptr, value, bytes); }));
@@ -937,7 +950,7 @@ cudaError_t fill(void* ptr, int value, std::size_t bytes, bool async, cudaStream
     return cudaSuccess;
 }
 
-}  // namespace
+}   // namespace
 
 cudaError_t cudaMemcpy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind)
 {
@@ -952,8 +965,8 @@ cudaError_t cudaMemcpy2DAsync(void* dst, std::size_t dpitch, const void* src, st
 {
     if (width > dpitch || width > spitch) return note(cudaErrorInvalidValue);
     for (std::size_t row = 0; row < height; ++row) {
-        const cudaError_t err = copy(static_cast<char*>(dst) + row * dpitch, static_cast<const char*>(src) + row * spitch,
-                                     width, kind, true, stream);
+        const cudaError_t err = copy(static_cast<char*>(dst) + row * dpitch,
+                                     static_cast<const char*>(src) + row * spitch, width, kind, true, stream);
         if (err != cudaSuccess) return err;
     }
     return cudaSuccess;
@@ -984,14 +997,16 @@ cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int flags)
 }
 cudaError_t cudaStreamDestroy(cudaStream_t stream)
 {
-    if (!stream || stream == cudaStreamLegacy || stream == cudaStreamPerThread) return note(cudaErrorInvalidResourceHandle);
+    if (!stream || stream == cudaStreamLegacy || stream == cudaStreamPerThread)
+        return note(cudaErrorInvalidResourceHandle);
     Device::get().drain();
     delete stream;
     return cudaSuccess;
 }
 cudaError_t cudaStreamSynchronize(cudaStream_t stream)
 {
-    if (Device::get().capture_status(stream) != cudaStreamCaptureStatusNone) return note(cudaErrorStreamCaptureUnsupported);
+    if (Device::get().capture_status(stream) != cudaStreamCaptureStatusNone)
+        return note(cudaErrorStreamCaptureUnsupported);
     Device::get().drain();
     return note(sticky());
 }

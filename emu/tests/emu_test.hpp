@@ -67,4 +67,4 @@ struct DeviceArray {
     std::size_t count;
 };
 
-}  // namespace emu_test
+}   // namespace emu_test

@@ -86,7 +86,7 @@ __global__ void barrier_in_loop(int* out, int rounds)
 
 std::string line_of(int line) { return "test_barriers.cu:" + std::to_string(line); }
 
-}  // namespace
+}   // namespace
 
 TEST_CASE("a barrier makes every thread's shared write visible, in every schedule", "[emu][barrier]")
 {
@@ -181,7 +181,7 @@ __global__ void big_block(const float* in, float* out)
     out[threadIdx.x] = total + local[threadIdx.x % 512] * 0.0f;
 }
 
-}  // namespace
+}   // namespace
 
 TEST_CASE("1024-thread blocks run as 1024 fibers with guarded stacks", "[emu][barrier]")
 {

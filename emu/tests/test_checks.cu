@@ -231,7 +231,7 @@ __global__ void uniform_loops(const float* in, float* out, int rounds)
     out[t] = v;
 }
 
-}  // namespace
+}   // namespace
 
 // ---- the reports -----------------------------------------------------------------------------------------
 

@@ -76,8 +76,8 @@ __global__ void dynamic_tiles(int* out, unsigned tile_size)
     cg::sync(tile);
     // the neighbour in the tile wrote its rank before the tile's sync
     const unsigned next = (tile.thread_rank() + 1) % tile.size();
-    out[block.thread_rank()] = slots[block.thread_rank() - tile.thread_rank() + next] +
-                               1000 * static_cast<int>(tile.size());
+    out[block.thread_rank()] =
+        slots[block.thread_rank() - tile.thread_rank() + next] + 1000 * static_cast<int>(tile.size());
 }
 
 /// A lane of the tile returns before the tile's reduction: reported as for __shfl_xor_sync.
@@ -305,4 +305,4 @@ TEST_CASE("asynchronous copies and fills stay on their stream, also under captur
     REQUIRE(emu_test::finish().ok());
 }
 
-}  // namespace
+}   // namespace

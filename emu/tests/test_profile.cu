@@ -115,14 +115,13 @@ emu::KernelCounters profile_of(F launch)
     return kernels.front();
 }
 
-}  // namespace
+}   // namespace
 
 TEST_CASE("profile: naive transpose reads 4 sectors and writes 32 per warp request", "[profile]")
 {
     DeviceArray<float> in(iota_floats(kSide * kSide)), out(kSide * kSide);
-    const emu::KernelCounters k = profile_of([&] {
-        transpose_naive<<<dim3(kSide / 32, kSide / 8), dim3(32, 8)>>>(in.data, out.data, kSide);
-    });
+    const emu::KernelCounters k =
+        profile_of([&] { transpose_naive<<<dim3(kSide / 32, kSide / 8), dim3(32, 8)>>>(in.data, out.data, kSide); });
     CHECK(k.launches == 1);
     CHECK(k.blocks == 16);
     CHECK(k.global_load.requests == 128);
@@ -141,7 +140,8 @@ TEST_CASE("profile: a [32][32] tile read down a column has 32-way bank conflicts
     DeviceArray<float> in(iota_floats(kSide * kSide)), out(kSide * kSide);
     const dim3 grid(kSide / 32, kSide / 32), block(32, 8);
     const emu::KernelCounters plain = profile_of([&] { transpose_tile<0><<<grid, block>>>(in.data, out.data, kSide); });
-    const emu::KernelCounters padded = profile_of([&] { transpose_tile<1><<<grid, block>>>(in.data, out.data, kSide); });
+    const emu::KernelCounters padded =
+        profile_of([&] { transpose_tile<1><<<grid, block>>>(in.data, out.data, kSide); });
     for (const emu::KernelCounters* k : {&plain, &padded}) {
         // 4 blocks x 8 warps x 4 rows: 128 requests of each kind; both global sides coalesced.
         CHECK(k->global_load.requests == 128);
@@ -171,8 +171,7 @@ TEST_CASE("profile: a [32][32] tile read down a column has 32-way bank conflicts
 // belongs to the request of level k, because a lane that adds at a level added at every level before.
 // Outside the loop: the load of the input and the store into s (full warps), and the final
 // `if (tid == 0)`: the load of s[0] and the store of the result, one lane each (divergent in both).
-TEST_CASE("profile: interleaved reduction diverges at every level, sequential addressing only below 32",
-          "[profile]")
+TEST_CASE("profile: interleaved reduction diverges at every level, sequential addressing only below 32", "[profile]")
 {
     constexpr int kBlocks = 2;
     DeviceArray<float> in(iota_floats(kBlocks * kReduceBlock)), out(kBlocks);

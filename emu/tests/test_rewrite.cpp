@@ -20,7 +20,7 @@ bool contains(const std::string& text, const std::string& part) { return text.fi
 
 const std::string kPrefix = "::emu::launch(::emu::KernelSite{";
 
-}  // namespace
+}   // namespace
 
 TEST_CASE("a launch becomes a call of emu::launch with the kernel in a lambda", "[emu][rewrite]")
 {
@@ -63,9 +63,10 @@ TEST_CASE("strings, characters, comments, raw strings and digit separators are l
 TEST_CASE("__shared__ arrays become slots of the block's arena", "[emu][rewrite]")
 {
     const std::string text = rewritten("void k() { __shared__ float tile[32][33]; }");
-    CHECK(contains(text, "static thread_local ::emu::detail::SharedSlot emu_shared_slot_1; auto& tile = "
-                         "::emu::shared_static<float[32][33]>(emu_shared_slot_1, 0, \"tile\", __builtin_FILE(), "
-                         "__builtin_LINE());"));
+    CHECK(contains(text,
+                   "static thread_local ::emu::detail::SharedSlot emu_shared_slot_1; auto& tile = "
+                   "::emu::shared_static<float[32][33]>(emu_shared_slot_1, 0, \"tile\", __builtin_FILE(), "
+                   "__builtin_LINE());"));
 }
 
 TEST_CASE("__shared__ forms: several names, qualifiers, alignment, dependent sizes, extern", "[emu][rewrite]")
@@ -118,8 +119,9 @@ TEST_CASE("inline PTX is a clear compile error, with a hint for cp.async", "[emu
     const std::string copy = rewritten(
         "void f() { asm volatile(\"cp.async.cg.shared.global [%0], [%1], 16, %2;\\n\" ::\"r\"(dst), \"l\"(src), "
         "\"r\"(n)); }");
-    CHECK(contains(copy, "static_assert(sizeof(int) == 0, \"inline PTX cannot run on the CPU emulator: "
-                         "cp.async.cg.shared.global [%0], [%1], 16, %2 (for cp.async use __pipeline_memcpy_async"));
+    CHECK(contains(copy,
+                   "static_assert(sizeof(int) == 0, \"inline PTX cannot run on the CPU emulator: "
+                   "cp.async.cg.shared.global [%0], [%1], 16, %2 (for cp.async use __pipeline_memcpy_async"));
     CHECK(contains(rewritten("void f() { asm(\"mma.sync.aligned.m16n8k8 ...\"); }"),
                    "static_assert(sizeof(int) == 0, \"inline PTX cannot run on the CPU emulator: mma.sync"));
     // Assembly in system headers (flag 3) is not the learner's: left alone.

@@ -42,10 +42,7 @@ __global__ void indices(uint3* out)
 
 __constant__ float kCoefficients[4];
 
-__global__ void scale_by_coefficients(float* data)
-{
-    data[threadIdx.x] *= kCoefficients[threadIdx.x];
-}
+__global__ void scale_by_coefficients(float* data) { data[threadIdx.x] *= kCoefficients[threadIdx.x]; }
 
 int evaluations = 0;
 int count_evaluation(int n)
@@ -54,7 +51,7 @@ int count_evaluation(int n)
     return n;
 }
 
-}  // namespace
+}   // namespace
 
 TEST_CASE("a kernel writing past the end of a cudaMalloc allocation is reported", "[emu][runtime]")
 {
@@ -117,7 +114,8 @@ TEST_CASE("__constant__ symbols are filled and read back, at once or in stream o
     void* address = nullptr;
     REQUIRE(cudaGetSymbolAddress(&address, kCoefficients) == cudaSuccess);
     CHECK(address == static_cast<void*>(kCoefficients));
-    CHECK(cudaMemcpyToSymbol(kCoefficients, coefficients, sizeof(coefficients), sizeof(float)) == cudaErrorInvalidValue);
+    CHECK(cudaMemcpyToSymbol(kCoefficients, coefficients, sizeof(coefficients), sizeof(float)) ==
+          cudaErrorInvalidValue);
     cudaGetLastError();
     cudaStreamDestroy(stream);
 }

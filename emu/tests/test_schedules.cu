@@ -72,7 +72,7 @@ bool sums_right(int variant, int schedule)
     return true;
 }
 
-}  // namespace
+}   // namespace
 
 TEST_CASE("correct reductions are right in every schedule", "[emu][schedule]")
 {

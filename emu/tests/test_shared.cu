@@ -67,7 +67,7 @@ __global__ void too_much_static(float* out)
     out[threadIdx.x] = big[threadIdx.x];
 }
 
-}  // namespace
+}   // namespace
 
 TEST_CASE("shared memory starts as poison in every block", "[emu][shared]")
 {
@@ -149,7 +149,8 @@ TEST_CASE("shared memory limits are the GPU's", "[emu][shared]")
     outcome = emu_test::finish();
     CHECK(outcome.error == cudaErrorInvalidValue);
     CHECK(contains(outcome.report, "cudaFuncSetAttribute"));
-    REQUIRE(cudaFuncSetAttribute(dynamic_shared, cudaFuncAttributeMaxDynamicSharedMemorySize, count * 4) == cudaSuccess);
+    REQUIRE(cudaFuncSetAttribute(dynamic_shared, cudaFuncAttributeMaxDynamicSharedMemorySize, count * 4) ==
+            cudaSuccess);
     dynamic_shared<<<1, 256, count * sizeof(float)>>>(big.data, count, 0);
     REQUIRE(emu_test::finish().ok());
     CHECK(big.download()[0] == static_cast<float>(count - 1));
@@ -195,7 +196,7 @@ __global__ void two_groups(const float* in, float* out)
     __pipeline_memcpy_async(&second[t], in + 32 + t, 4);
     __pipeline_commit();
     __pipeline_wait_prior(1);
-    out[t] = first[t];                                // this thread's own copy: landed
+    out[t] = first[t];   // this thread's own copy: landed
     __pipeline_wait_prior(0);
     out[32 + t] = second[t];
 }
@@ -208,7 +209,7 @@ __global__ void misaligned_copy(const float* in)
     __pipeline_memcpy_async(&tile[1], in, 16);
 }
 
-}  // namespace
+}   // namespace
 
 TEST_CASE("cp.async copies land at the wait, zero-filled past the source size", "[emu][shared]")
 {

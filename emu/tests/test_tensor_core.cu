@@ -124,8 +124,8 @@ __global__ void mma_kernel(const std::uint16_t* a, const std::uint16_t* b, const
 }
 
 /// D = A B + C in double from the 16-bit inputs.
-std::vector<double> reference_product(const std::vector<float>& a, const std::vector<float>& b, const std::vector<float>& c,
-                                      int m, int n, int k)
+std::vector<double> reference_product(const std::vector<float>& a, const std::vector<float>& b,
+                                      const std::vector<float>& c, int m, int n, int k)
 {
     std::vector<double> d(static_cast<std::size_t>(m) * n);
     for (int i = 0; i < m; ++i) {
@@ -370,7 +370,7 @@ __global__ void wmma_bad_ldm(const __half* a, float* out)
     out[threadIdx.x] = static_cast<float>(fa.x[0]);
 }
 
-}  // namespace
+}   // namespace
 
 TEST_CASE("ldmatrix gives each lane the ISA's elements, x1 x2 x4 and .trans", "[emu][tensor]")
 {
@@ -394,8 +394,7 @@ TEST_CASE("mma_m16n8k16 reads A, B and C and writes D at the ISA's fragment posi
     check_mma_positions<__nv_bfloat16>();
 }
 
-TEST_CASE("ldmatrix_x4 and ldmatrix_x2_trans feed mma_m16n8k16 from row-major tiles in shared memory",
-          "[emu][tensor]")
+TEST_CASE("ldmatrix_x4 and ldmatrix_x2_trans feed mma_m16n8k16 from row-major tiles in shared memory", "[emu][tensor]")
 {
     std::vector<float> a(256), b(128), c(128, 0.0f);
     for (int i = 0; i < 256; ++i) a[i] = static_cast<float>((i * 37) % 11 - 5) / 2.0f;
@@ -464,8 +463,7 @@ TEST_CASE("ldmatrix of shared memory that no thread wrote is reported", "[emu][t
     CHECK(contains(outcome.report, "test_tensor_core.cu:" + std::to_string(kUnwrittenLine)));
 }
 
-TEST_CASE("ldmatrix of a tile another warp writes without a barrier is a race, reported at the call",
-          "[emu][tensor]")
+TEST_CASE("ldmatrix of a tile another warp writes without a barrier is a race, reported at the call", "[emu][tensor]")
 {
     emu_test::CheckScope all_blocks(2);
     emu_test::ScheduleScope reverse(1);   // warp 1 writes first, then warp 0 reads

@@ -27,7 +27,7 @@ __global__ void vector_copy(const float* in, float* out, int vectors)
 
 unsigned short bits(__half h) { return __half_as_ushort(h); }
 
-}  // namespace
+}   // namespace
 
 TEST_CASE("vector types have CUDA's sizes and alignments", "[emu][types]")
 {
@@ -53,9 +53,9 @@ TEST_CASE("float and double to half round to nearest even, with subnormals and o
     CHECK(bits(__float2half(65520.0f)) == 0x7c00);   // rounds up to infinity
     CHECK(bits(__float2half(-INFINITY)) == 0xfc00);
     CHECK(__hisnan(__float2half(NAN)));
-    CHECK(bits(__float2half(std::ldexp(1.0f, -24))) == 0x0001);   // smallest subnormal
-    CHECK(bits(__float2half(std::ldexp(1.0f, -25))) == 0x0000);   // a tie: to even (zero)
-    CHECK(bits(__float2half(std::ldexp(3.0f, -25))) == 0x0002);   // 1.5 units: to even (2)
+    CHECK(bits(__float2half(std::ldexp(1.0f, -24))) == 0x0001);          // smallest subnormal
+    CHECK(bits(__float2half(std::ldexp(1.0f, -25))) == 0x0000);          // a tie: to even (zero)
+    CHECK(bits(__float2half(std::ldexp(3.0f, -25))) == 0x0002);          // 1.5 units: to even (2)
     CHECK(bits(__float2half(1.0f + std::ldexp(1.0f, -11))) == 0x3c00);   // tie between 1 and 1 + 2^-10: even
     CHECK(bits(__float2half(1.0f + std::ldexp(3.0f, -11))) == 0x3c02);
     CHECK(bits(__float2half(-0.0f)) == 0x8000);

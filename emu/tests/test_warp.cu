@@ -64,10 +64,7 @@ __global__ void half_warp(float* out)
 }
 
 constexpr int kOutsideLine = __LINE__ + 3;
-__global__ void not_in_own_mask(int* out)
-{
-    out[threadIdx.x] = __shfl_sync(0x0000000fu, 1, 0);
-}
+__global__ void not_in_own_mask(int* out) { out[threadIdx.x] = __shfl_sync(0x0000000fu, 1, 0); }
 
 __global__ void exited_lane(int* out)
 {
@@ -95,7 +92,7 @@ __global__ void shuffle_doubles(double* out)
     out[threadIdx.x] = __shfl_xor_sync(0xffffffffu, v, 16);
 }
 
-}  // namespace
+}   // namespace
 
 TEST_CASE("shuffles give each lane CUDA's source lane, for every width", "[emu][warp]")
 {
@@ -143,8 +140,7 @@ TEST_CASE("votes and warp reductions combine the lanes of the mask", "[emu][warp
     }
 }
 
-TEST_CASE("a lane reading from a lane outside the mask gets undefined bytes, not a neighbour's value",
-          "[emu][warp]")
+TEST_CASE("a lane reading from a lane outside the mask gets undefined bytes, not a neighbour's value", "[emu][warp]")
 {
     DeviceArray<float> out(16);
     half_warp<<<1, 32>>>(out.data);

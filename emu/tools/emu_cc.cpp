@@ -79,7 +79,7 @@ int rewrite_file(const std::string& in, const std::string& out)
     return 0;
 }
 
-}  // namespace
+}   // namespace
 
 int main(int argc, char** argv)
 {

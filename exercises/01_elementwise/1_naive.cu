@@ -18,7 +18,7 @@ __global__ void add_naive_kernel(const float* __restrict__ a, const float* __res
     //       write c[i] = a[i] + b[i].
 }
 
-}  // namespace
+}   // namespace
 
 void add_1_naive(const float* a, const float* b, float* c, std::int64_t n, cudaStream_t stream)
 {
@@ -27,4 +27,4 @@ void add_1_naive(const float* a, const float* b, float* c, std::int64_t n, cudaS
     (void)a, (void)b, (void)c, (void)n, (void)stream;
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

@@ -11,14 +11,14 @@ namespace WORKBOOK_TRACK {
 
 namespace {
 
-__global__ void add_vectorized_kernel(const float* __restrict__ a, const float* __restrict__ b,
-                                      float* __restrict__ c, std::int64_t n)
+__global__ void add_vectorized_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c,
+                                      std::int64_t n)
 {
     // TODO: each thread adds one float4 (reinterpret_cast<const float4*>(a)[i], ...) for the
     //       n / 4 whole vectors, and a few threads add the last n % 4 elements one by one.
 }
 
-}  // namespace
+}   // namespace
 
 void add_2_vectorized(const float* a, const float* b, float* c, std::int64_t n, cudaStream_t stream)
 {
@@ -26,4 +26,4 @@ void add_2_vectorized(const float* a, const float* b, float* c, std::int64_t n, 
     (void)a, (void)b, (void)c, (void)n, (void)stream;
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

@@ -13,14 +13,14 @@ namespace WORKBOOK_TRACK {
 namespace {
 
 template <ch01::Activation act>
-__global__ void add_activation_kernel(const float* __restrict__ a, const float* __restrict__ b,
-                                      float* __restrict__ y, std::int64_t n)
+__global__ void add_activation_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ y,
+                                      std::int64_t n)
 {
     // TODO: as stage 2, but store ch01::activate<act>(a + b) for every element: the sum never
     //       goes to memory.
 }
 
-}  // namespace
+}   // namespace
 
 void add_act_3_fused(const float* a, const float* b, float* y, std::int64_t n, ch01::Activation act,
                      cudaStream_t stream)
@@ -29,4 +29,4 @@ void add_act_3_fused(const float* a, const float* b, float* y, std::int64_t n, c
     (void)a, (void)b, (void)y, (void)n, (void)act, (void)stream;
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

@@ -21,7 +21,7 @@ __global__ void add_activation_half_kernel(const __half* __restrict__ a, const _
     //       (__floats2half2_rn) and store 16 bytes. Then the last n % 8 halves one by one.
 }
 
-}  // namespace
+}   // namespace
 
 void add_act_4_half2(const __half* a, const __half* b, __half* y, std::int64_t n, ch01::Activation act,
                      cudaStream_t stream)
@@ -30,4 +30,4 @@ void add_act_4_half2(const __half* a, const __half* b, __half* y, std::int64_t n
     (void)a, (void)b, (void)y, (void)n, (void)act, (void)stream;
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

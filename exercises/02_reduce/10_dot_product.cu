@@ -27,11 +27,9 @@ __device__ __forceinline__ float dot4(float4 a, float4 b, float acc)
 }
 
 template <int kBlock>
-__global__ void __launch_bounds__(kBlock) dot_single_pass_kernel(const float* __restrict__ x,
-                                                                  const float* __restrict__ y,
-                                                                  float* __restrict__ out, std::int64_t n,
-                                                                  float* __restrict__ partials,
-                                                                  unsigned* __restrict__ counter)
+__global__ void __launch_bounds__(kBlock)
+    dot_single_pass_kernel(const float* __restrict__ x, const float* __restrict__ y, float* __restrict__ out,
+                           std::int64_t n, float* __restrict__ partials, unsigned* __restrict__ counter)
 {
     // TODO: stage 9's kernel, loading kUnroll float4s of x AND of y per thread (__ldcs) before using them,
     //       and accumulating dot4(a[u], b[u], acc) instead of sum4. The tails: dot4 on the float4s
@@ -39,7 +37,7 @@ __global__ void __launch_bounds__(kBlock) dot_single_pass_kernel(const float* __
     // TODO: the same block reduction and last-block finish (reset the counter).
 }
 
-}  // namespace
+}   // namespace
 
 void dot_10_dot_product(const float* x, const float* y, float* out, std::int64_t n, float* workspace,
                         cudaStream_t stream)
@@ -48,4 +46,4 @@ void dot_10_dot_product(const float* x, const float* y, float* out, std::int64_t
     (void)x, (void)y, (void)out, (void)n, (void)workspace, (void)stream;
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

@@ -13,8 +13,7 @@ namespace {
 
 constexpr int kThreads = 256;   // a power of two: the tree halves it at every step
 
-__global__ void reduce_interleaved_kernel(const float* __restrict__ in, float* __restrict__ partial,
-                                          std::int64_t n)
+__global__ void reduce_interleaved_kernel(const float* __restrict__ in, float* __restrict__ partial, std::int64_t n)
 {
     // TODO: __shared__ float sdata[kThreads]; each thread stores in[i] (i = blockIdx.x * blockDim.x +
     //       threadIdx.x, as std::int64_t) or 0 when i >= n, then __syncthreads().
@@ -23,7 +22,7 @@ __global__ void reduce_interleaved_kernel(const float* __restrict__ in, float* _
     // TODO: thread 0 writes sdata[0] to partial[blockIdx.x].
 }
 
-}  // namespace
+}   // namespace
 
 void sum_1_interleaved_divergent(const float* in, float* out, std::int64_t n, float* workspace, cudaStream_t stream)
 {
@@ -34,4 +33,4 @@ void sum_1_interleaved_divergent(const float* in, float* out, std::int64_t n, fl
     (void)in, (void)out, (void)n, (void)workspace, (void)stream;
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

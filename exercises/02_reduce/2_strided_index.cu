@@ -22,7 +22,7 @@ __global__ void reduce_strided_kernel(const float* __restrict__ in, float* __res
     // TODO: thread 0 writes sdata[0] to partial[blockIdx.x].
 }
 
-}  // namespace
+}   // namespace
 
 void sum_2_strided_index(const float* in, float* out, std::int64_t n, float* workspace, cudaStream_t stream)
 {
@@ -30,4 +30,4 @@ void sum_2_strided_index(const float* in, float* out, std::int64_t n, float* wor
     (void)in, (void)out, (void)n, (void)workspace, (void)stream;
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

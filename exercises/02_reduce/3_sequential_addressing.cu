@@ -13,8 +13,7 @@ namespace {
 
 constexpr int kThreads = 256;
 
-__global__ void reduce_sequential_kernel(const float* __restrict__ in, float* __restrict__ partial,
-                                         std::int64_t n)
+__global__ void reduce_sequential_kernel(const float* __restrict__ in, float* __restrict__ partial, std::int64_t n)
 {
     // TODO: load one element per thread into shared memory (0 past the end), __syncthreads().
     // TODO: for s = blockDim.x / 2 down to 1 (halving): threads tid < s add sdata[tid + s] into
@@ -22,13 +21,12 @@ __global__ void reduce_sequential_kernel(const float* __restrict__ in, float* __
     // TODO: thread 0 writes sdata[0] to partial[blockIdx.x].
 }
 
-}  // namespace
+}   // namespace
 
-void sum_3_sequential_addressing(const float* in, float* out, std::int64_t n, float* workspace,
-                                 cudaStream_t stream)
+void sum_3_sequential_addressing(const float* in, float* out, std::int64_t n, float* workspace, cudaStream_t stream)
 {
     // TODO: as stage 1: ch02::reduce_in_passes with a lambda that launches reduce_sequential_kernel.
     (void)in, (void)out, (void)n, (void)workspace, (void)stream;
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

@@ -21,14 +21,13 @@ __global__ void reduce_first_add_kernel(const float* __restrict__ in, float* __r
     // TODO: the tree of stage 3, then thread 0 writes partial[blockIdx.x].
 }
 
-}  // namespace
+}   // namespace
 
-void sum_4_first_add_during_load(const float* in, float* out, std::int64_t n, float* workspace,
-                                 cudaStream_t stream)
+void sum_4_first_add_during_load(const float* in, float* out, std::int64_t n, float* workspace, cudaStream_t stream)
 {
     // TODO: ch02::reduce_in_passes(in, out, n, workspace, kPerBlock, ...): a block now reduces
     //       kPerBlock values, still with kThreads threads.
     (void)in, (void)out, (void)n, (void)workspace, (void)stream;
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

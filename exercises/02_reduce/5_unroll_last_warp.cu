@@ -24,7 +24,7 @@ __global__ void reduce_last_warp_kernel(const float* __restrict__ in, float* __r
     //       No `volatile` lock-step tricks: they are a race since Volta (see the README).
 }
 
-}  // namespace
+}   // namespace
 
 void sum_5_unroll_last_warp(const float* in, float* out, std::int64_t n, float* workspace, cudaStream_t stream)
 {
@@ -32,4 +32,4 @@ void sum_5_unroll_last_warp(const float* in, float* out, std::int64_t n, float* 
     (void)in, (void)out, (void)n, (void)workspace, (void)stream;
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

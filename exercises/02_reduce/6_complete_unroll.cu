@@ -14,8 +14,8 @@ namespace {
 constexpr unsigned kFullMask = 0xffffffffu;
 
 template <int kBlock>
-__global__ void __launch_bounds__(kBlock) reduce_unrolled_kernel(const float* __restrict__ in,
-                                                                  float* __restrict__ partial, std::int64_t n)
+__global__ void __launch_bounds__(kBlock)
+    reduce_unrolled_kernel(const float* __restrict__ in, float* __restrict__ partial, std::int64_t n)
 {
     // TODO: stage 5's kernel with kBlock in place of blockDim.x everywhere (__shared__ float
     //       sdata[kBlock]; i = blockIdx.x * (2 * kBlock) + tid; ...).
@@ -23,7 +23,7 @@ __global__ void __launch_bounds__(kBlock) reduce_unrolled_kernel(const float* __
     //       a constant, so the compiler unrolls it completely. Then the last warp with shuffles.
 }
 
-}  // namespace
+}   // namespace
 
 void sum_6_complete_unroll(const float* in, float* out, std::int64_t n, float* workspace, cudaStream_t stream)
 {
@@ -32,4 +32,4 @@ void sum_6_complete_unroll(const float* in, float* out, std::int64_t n, float* w
     (void)in, (void)out, (void)n, (void)workspace, (void)stream;
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

@@ -17,8 +17,8 @@ constexpr int kThreads = 256;
 constexpr unsigned kFullMask = 0xffffffffu;
 
 template <int kBlock>
-__global__ void __launch_bounds__(kBlock) reduce_grid_stride_kernel(const float* __restrict__ in,
-                                                                     float* __restrict__ partial, std::int64_t n)
+__global__ void __launch_bounds__(kBlock)
+    reduce_grid_stride_kernel(const float* __restrict__ in, float* __restrict__ partial, std::int64_t n)
 {
     // TODO: float acc = 0; a grid-stride loop: i starts at blockIdx.x * kBlock + tid and steps by
     //       gridDim.x * kBlock (as std::int64_t) while i < n, adding in[i] to acc.
@@ -26,7 +26,7 @@ __global__ void __launch_bounds__(kBlock) reduce_grid_stride_kernel(const float*
     //       partial[blockIdx.x].
 }
 
-}  // namespace
+}   // namespace
 
 void sum_7_many_per_thread(const float* in, float* out, std::int64_t n, float* workspace, cudaStream_t stream)
 {
@@ -40,4 +40,4 @@ void sum_7_many_per_thread(const float* in, float* out, std::int64_t n, float* w
     (void)in, (void)out, (void)n, (void)workspace, (void)stream;
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

@@ -34,14 +34,14 @@ __device__ __forceinline__ float block_sum(float v)
 }
 
 template <int kBlock>
-__global__ void __launch_bounds__(kBlock) reduce_shuffle_kernel(const float* __restrict__ in,
-                                                                 float* __restrict__ partial, std::int64_t n)
+__global__ void __launch_bounds__(kBlock)
+    reduce_shuffle_kernel(const float* __restrict__ in, float* __restrict__ partial, std::int64_t n)
 {
     // TODO: the grid-stride loop of stage 7 into a register, then block_sum<kBlock>; thread 0
     //       writes partial[blockIdx.x].
 }
 
-}  // namespace
+}   // namespace
 
 void sum_8_warp_shuffle(const float* in, float* out, std::int64_t n, float* workspace, cudaStream_t stream)
 {
@@ -50,4 +50,4 @@ void sum_8_warp_shuffle(const float* in, float* out, std::int64_t n, float* work
     (void)in, (void)out, (void)n, (void)workspace, (void)stream;
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

@@ -22,10 +22,9 @@ constexpr int kMaxBlocks = 4096;
 __device__ __forceinline__ float sum4(float4 v) { return (v.x + v.y) + (v.z + v.w); }
 
 template <int kBlock>
-__global__ void __launch_bounds__(kBlock) reduce_single_pass_kernel(const float* __restrict__ in,
-                                                                     float* __restrict__ out, std::int64_t n,
-                                                                     float* __restrict__ partials,
-                                                                     unsigned* __restrict__ counter)
+__global__ void __launch_bounds__(kBlock)
+    reduce_single_pass_kernel(const float* __restrict__ in, float* __restrict__ out, std::int64_t n,
+                              float* __restrict__ partials, unsigned* __restrict__ counter)
 {
     // TODO: view in as const float4* (n / 4 whole vectors). Loop over tiles of kTile float4s
     //       (tile t = blockIdx.x, blockIdx.x + gridDim.x, ...): load kUnroll float4s per thread
@@ -41,10 +40,9 @@ __global__ void __launch_bounds__(kBlock) reduce_single_pass_kernel(const float*
     //       the block, thread 0 writes *out and sets *counter = 0 for the next call.
 }
 
-}  // namespace
+}   // namespace
 
-void sum_9_vectorized_single_pass(const float* in, float* out, std::int64_t n, float* workspace,
-                                  cudaStream_t stream)
+void sum_9_vectorized_single_pass(const float* in, float* out, std::int64_t n, float* workspace, cudaStream_t stream)
 {
     // TODO: max_blocks as in stage 7, for reduce_single_pass_kernel<kThreads>, clamped to
     //       [1, kMaxBlocks]; blocks = min(ceil_div(n, 4 * kTile), max_blocks); the counter is
@@ -53,4 +51,4 @@ void sum_9_vectorized_single_pass(const float* in, float* out, std::int64_t n, f
     (void)in, (void)out, (void)n, (void)workspace, (void)stream;
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

@@ -34,7 +34,7 @@ __global__ void normalise_kernel(float* __restrict__ y, const float* __restrict_
     // TODO: i = global index; if i < n, divide y[i] by the sum of its row (i / cols).
 }
 
-}  // namespace
+}   // namespace
 
 void softmax_1_three_kernels(const float* x, float* y, std::int64_t rows, std::int64_t cols, cudaStream_t stream)
 {
@@ -44,4 +44,4 @@ void softmax_1_three_kernels(const float* x, float* y, std::int64_t rows, std::i
     (void)x, (void)y, (void)rows, (void)cols, (void)stream;
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

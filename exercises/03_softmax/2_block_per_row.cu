@@ -23,7 +23,7 @@ __global__ void __launch_bounds__(kThreads)
     //       3. y = __expf(x - max) * (1 / sum).
 }
 
-}  // namespace
+}   // namespace
 
 void softmax_2_block_per_row(const float* x, float* y, std::int64_t rows, std::int64_t cols, cudaStream_t stream)
 {
@@ -31,4 +31,4 @@ void softmax_2_block_per_row(const float* x, float* y, std::int64_t rows, std::i
     (void)x, (void)y, (void)rows, (void)cols, (void)stream;
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

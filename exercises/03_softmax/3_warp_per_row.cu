@@ -23,7 +23,7 @@ __global__ void __launch_bounds__(kThreads)
     //       __expf(x - max) then wb::warp_reduce_sum, and y = __expf(x - max) * (1 / sum).
 }
 
-}  // namespace
+}   // namespace
 
 void softmax_3_warp_per_row(const float* x, float* y, std::int64_t rows, std::int64_t cols, cudaStream_t stream)
 {
@@ -31,4 +31,4 @@ void softmax_3_warp_per_row(const float* x, float* y, std::int64_t rows, std::in
     (void)x, (void)y, (void)rows, (void)cols, (void)stream;
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

@@ -32,10 +32,9 @@ __global__ void __launch_bounds__(kThreads)
     //       pack by pack for the packs inside the row. x is read once.
 }
 
-}  // namespace
+}   // namespace
 
-void softmax_4_warp_registers(const float* x, float* y, std::int64_t rows, std::int64_t cols,
-                              cudaStream_t stream)
+void softmax_4_warp_registers(const float* x, float* y, std::int64_t rows, std::int64_t cols, cudaStream_t stream)
 {
     // TODO: kPack = 4 if cols % 4 == 0, else 2 if cols is even, else 1 (row starts stay aligned);
     //       kColsPerLane = the smallest power of two >= max(kPack, ceil(cols / 32)), at most 32.
@@ -44,4 +43,4 @@ void softmax_4_warp_registers(const float* x, float* y, std::int64_t rows, std::
     (void)x, (void)y, (void)rows, (void)cols, (void)stream;
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

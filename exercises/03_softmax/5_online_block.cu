@@ -40,7 +40,7 @@ __global__ void __launch_bounds__(kThreads)
     //       read wb::MaxSumMerge). Pass 2: read the packs again and write y = __expf(x - m) * (1 / s).
 }
 
-}  // namespace
+}   // namespace
 
 void softmax_5_online_block(const float* x, float* y, std::int64_t rows, std::int64_t cols, cudaStream_t stream)
 {
@@ -48,4 +48,4 @@ void softmax_5_online_block(const float* x, float* y, std::int64_t rows, std::in
     (void)x, (void)y, (void)rows, (void)cols, (void)stream;
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

@@ -90,8 +90,7 @@ void dispatch_groups(const T* x, T* y, std::int64_t rows, std::int64_t cols, cud
 // ---- path 2: one block per row, the row cached in shared memory ---------------------------------
 
 template <typename T, Op op, int kPack, int kBlock>
-__global__ void __launch_bounds__(kBlock)
-    softmax_smem_kernel(const T* __restrict__ x, T* __restrict__ y, int cols)
+__global__ void __launch_bounds__(kBlock) softmax_smem_kernel(const T* __restrict__ x, T* __restrict__ y, int cols)
 {
     // TODO: extern __shared__ __align__(16) unsigned char smem[]; holds the row (cols elements of
     //       T). Loop over the packs (p = threadIdx.x; p < cols / kPack; p += kBlock): load from x,
@@ -149,7 +148,7 @@ void dispatch(const T* x, T* y, std::int64_t rows, std::int64_t cols, cudaStream
     (void)x, (void)y, (void)rows, (void)cols, (void)stream;
 }
 
-}  // namespace
+}   // namespace
 
 void softmax_6_dispatch(const float* x, float* y, std::int64_t rows, std::int64_t cols, cudaStream_t stream)
 {
@@ -157,8 +156,7 @@ void softmax_6_dispatch(const float* x, float* y, std::int64_t rows, std::int64_
     (void)x, (void)y, (void)rows, (void)cols, (void)stream;
 }
 
-void softmax_6_dispatch_half(const __half* x, __half* y, std::int64_t rows, std::int64_t cols,
-                             cudaStream_t stream)
+void softmax_6_dispatch_half(const __half* x, __half* y, std::int64_t rows, std::int64_t cols, cudaStream_t stream)
 {
     // TODO: dispatch<__half, Op::softmax>(x, y, rows, cols, stream);
     (void)x, (void)y, (void)rows, (void)cols, (void)stream;
@@ -170,4 +168,4 @@ void log_softmax_6_dispatch(const float* x, float* y, std::int64_t rows, std::in
     (void)x, (void)y, (void)rows, (void)cols, (void)stream;
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

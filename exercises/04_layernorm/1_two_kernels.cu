@@ -35,15 +35,14 @@ __global__ void __launch_bounds__(kThreads)
     //       y[i] = (x[i] - mean[row]) * rstd[row] * gamma[col] + beta[col].
 }
 
-}  // namespace
+}   // namespace
 
-void layernorm_1_two_kernels(const float* x, const float* gamma, const float* beta, float* y, float* mean,
-                             float* rstd, std::int64_t rows, std::int64_t cols, float eps, cudaStream_t stream)
+void layernorm_1_two_kernels(const float* x, const float* gamma, const float* beta, float* y, float* mean, float* rstd,
+                             std::int64_t rows, std::int64_t cols, float eps, cudaStream_t stream)
 {
     // TODO: row_moments_kernel with one block per row, then normalise_kernel over rows * cols
     //       elements, both on `stream`, WB_CHECK_LAUNCH() after each.
-    (void)x, (void)gamma, (void)beta, (void)y, (void)mean, (void)rstd, (void)rows, (void)cols, (void)eps,
-        (void)stream;
+    (void)x, (void)gamma, (void)beta, (void)y, (void)mean, (void)rstd, (void)rows, (void)cols, (void)eps, (void)stream;
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

@@ -26,14 +26,13 @@ __global__ void __launch_bounds__(kThreads)
     //       mean[row], rstd[row]; a second loop writes y.
 }
 
-}  // namespace
+}   // namespace
 
-void layernorm_2_warp_naive(const float* x, const float* gamma, const float* beta, float* y, float* mean,
-                            float* rstd, std::int64_t rows, std::int64_t cols, float eps, cudaStream_t stream)
+void layernorm_2_warp_naive(const float* x, const float* gamma, const float* beta, float* y, float* mean, float* rstd,
+                            std::int64_t rows, std::int64_t cols, float eps, cudaStream_t stream)
 {
     // TODO: ceil(rows / kRowsPerBlock) blocks of kThreads; WB_CHECK_LAUNCH().
-    (void)x, (void)gamma, (void)beta, (void)y, (void)mean, (void)rstd, (void)rows, (void)cols, (void)eps,
-        (void)stream;
+    (void)x, (void)gamma, (void)beta, (void)y, (void)mean, (void)rstd, (void)rows, (void)cols, (void)eps, (void)stream;
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

@@ -27,14 +27,13 @@ __global__ void __launch_bounds__(kThreads)
     //       merge formula yourself before you look at it.)
 }
 
-}  // namespace
+}   // namespace
 
-void layernorm_3_warp_welford(const float* x, const float* gamma, const float* beta, float* y, float* mean,
-                              float* rstd, std::int64_t rows, std::int64_t cols, float eps, cudaStream_t stream)
+void layernorm_3_warp_welford(const float* x, const float* gamma, const float* beta, float* y, float* mean, float* rstd,
+                              std::int64_t rows, std::int64_t cols, float eps, cudaStream_t stream)
 {
     // TODO: ceil(rows / kRowsPerBlock) blocks of kThreads; WB_CHECK_LAUNCH().
-    (void)x, (void)gamma, (void)beta, (void)y, (void)mean, (void)rstd, (void)rows, (void)cols, (void)eps,
-        (void)stream;
+    (void)x, (void)gamma, (void)beta, (void)y, (void)mean, (void)rstd, (void)rows, (void)cols, (void)eps, (void)stream;
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

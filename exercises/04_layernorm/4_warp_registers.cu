@@ -32,16 +32,14 @@ __global__ void __launch_bounds__(kThreads)
     //       Lane 0 writes mean[row], rstd[row]; store y pack by pack with gamma and beta packs.
 }
 
-}  // namespace
+}   // namespace
 
 void layernorm_4_warp_registers(const float* x, const float* gamma, const float* beta, float* y, float* mean,
-                                float* rstd, std::int64_t rows, std::int64_t cols, float eps,
-                                cudaStream_t stream)
+                                float* rstd, std::int64_t rows, std::int64_t cols, float eps, cudaStream_t stream)
 {
     // TODO: kPack = 4, 2 or 1 (the widest that divides cols), kColsPerLane = the smallest power of
     //       two >= max(kPack, ceil(cols / 32)); launch the matching instance (see chapter 3 stage 4).
-    (void)x, (void)gamma, (void)beta, (void)y, (void)mean, (void)rstd, (void)rows, (void)cols, (void)eps,
-        (void)stream;
+    (void)x, (void)gamma, (void)beta, (void)y, (void)mean, (void)rstd, (void)rows, (void)cols, (void)eps, (void)stream;
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

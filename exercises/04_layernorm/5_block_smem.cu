@@ -19,7 +19,8 @@ using Pack = wb::Pack<float, kPack>;   // kPack floats moved as one access (comm
 template <int kPack>
 __global__ void __launch_bounds__(kThreads)
     layernorm_smem_kernel(const float* __restrict__ x, const float* __restrict__ gamma, const float* __restrict__ beta,
-                          float* __restrict__ y, float* __restrict__ mean, float* __restrict__ rstd, int cols, float eps)
+                          float* __restrict__ y, float* __restrict__ mean, float* __restrict__ rstd, int cols,
+                          float eps)
 {
     // TODO: extern __shared__ __align__(16) unsigned char smem[]; viewed as Pack<kPack>, holds the row.
     //       Loop over the packs (p = threadIdx.x; p < cols / kPack; p += kThreads): load from x,
@@ -28,16 +29,15 @@ __global__ void __launch_bounds__(kThreads)
     //       reduced: rstd. Thread 0 writes mean[row], rstd[row]; the last loop writes y.
 }
 
-}  // namespace
+}   // namespace
 
-void layernorm_5_block_smem(const float* x, const float* gamma, const float* beta, float* y, float* mean,
-                            float* rstd, std::int64_t rows, std::int64_t cols, float eps, cudaStream_t stream)
+void layernorm_5_block_smem(const float* x, const float* gamma, const float* beta, float* y, float* mean, float* rstd,
+                            std::int64_t rows, std::int64_t cols, float eps, cudaStream_t stream)
 {
     // TODO: kPack = 4, 2 or 1; smem = cols * sizeof(float); cudaFuncSetAttribute(kernel,
     //       cudaFuncAttributeMaxDynamicSharedMemorySize, smem) (needed above 48 KB); launch one
     //       block of kThreads per row with smem bytes of dynamic shared memory.
-    (void)x, (void)gamma, (void)beta, (void)y, (void)mean, (void)rstd, (void)rows, (void)cols, (void)eps,
-        (void)stream;
+    (void)x, (void)gamma, (void)beta, (void)y, (void)mean, (void)rstd, (void)rows, (void)cols, (void)eps, (void)stream;
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

@@ -39,8 +39,8 @@ struct Args {
 
 /// y for one pack: (v - mean) * rstd * gamma + beta, rounded once to T.
 template <typename T, int kPack>
-__device__ __forceinline__ Pack<T, kPack> normalise(const float (&v)[kPack], float mu, float r,
-                                                    const Pack<T, kPack>& g, const Pack<T, kPack>& b)
+__device__ __forceinline__ Pack<T, kPack> normalise(const float (&v)[kPack], float mu, float r, const Pack<T, kPack>& g,
+                                                    const Pack<T, kPack>& b)
 {
     // TODO: out.v[i] = from_float<T>((v[i] - mu) * r * to_float(g.v[i]) + to_float(b.v[i])).
     //       Callers: copy gamma and beta packs into locals first (one 16-byte load each); a pack
@@ -117,8 +117,8 @@ bool try_launch_smem(const Args<T>& a, cudaStream_t stream)
 template <typename T, int kPack>
 __global__ void __launch_bounds__(kUncachedThreads)
     layernorm_uncached_kernel(const T* __restrict__ x, const T* __restrict__ gamma, const T* __restrict__ beta,
-                              T* __restrict__ y, float* __restrict__ mean, float* __restrict__ rstd,
-                              std::int64_t cols, float eps)
+                              T* __restrict__ y, float* __restrict__ mean, float* __restrict__ rstd, std::int64_t cols,
+                              float eps)
 {
     // TODO: one block per row. ch04::welford_update over the thread's packs, then
     //       wb::block_allreduce<wb::WelfordMerge, kUncachedThreads>(state, scratch) with a
@@ -143,22 +143,20 @@ void dispatch(const Args<T>& a, cudaStream_t stream)
     (void)a, (void)stream;
 }
 
-}  // namespace
+}   // namespace
 
-void layernorm_6_dispatch(const float* x, const float* gamma, const float* beta, float* y, float* mean,
-                          float* rstd, std::int64_t rows, std::int64_t cols, float eps, cudaStream_t stream)
+void layernorm_6_dispatch(const float* x, const float* gamma, const float* beta, float* y, float* mean, float* rstd,
+                          std::int64_t rows, std::int64_t cols, float eps, cudaStream_t stream)
 {
     // TODO: dispatch<float>({x, gamma, beta, y, mean, rstd, rows, cols, eps}, stream);
-    (void)x, (void)gamma, (void)beta, (void)y, (void)mean, (void)rstd, (void)rows, (void)cols, (void)eps,
-        (void)stream;
+    (void)x, (void)gamma, (void)beta, (void)y, (void)mean, (void)rstd, (void)rows, (void)cols, (void)eps, (void)stream;
 }
 
 void layernorm_6_dispatch_half(const __half* x, const __half* gamma, const __half* beta, __half* y, float* mean,
                                float* rstd, std::int64_t rows, std::int64_t cols, float eps, cudaStream_t stream)
 {
     // TODO: dispatch<__half>(...);
-    (void)x, (void)gamma, (void)beta, (void)y, (void)mean, (void)rstd, (void)rows, (void)cols, (void)eps,
-        (void)stream;
+    (void)x, (void)gamma, (void)beta, (void)y, (void)mean, (void)rstd, (void)rows, (void)cols, (void)eps, (void)stream;
 }
 
 void layernorm_6_dispatch_bf16(const __nv_bfloat16* x, const __nv_bfloat16* gamma, const __nv_bfloat16* beta,
@@ -166,8 +164,7 @@ void layernorm_6_dispatch_bf16(const __nv_bfloat16* x, const __nv_bfloat16* gamm
                                float eps, cudaStream_t stream)
 {
     // TODO: dispatch<__nv_bfloat16>(...);
-    (void)x, (void)gamma, (void)beta, (void)y, (void)mean, (void)rstd, (void)rows, (void)cols, (void)eps,
-        (void)stream;
+    (void)x, (void)gamma, (void)beta, (void)y, (void)mean, (void)rstd, (void)rows, (void)cols, (void)eps, (void)stream;
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

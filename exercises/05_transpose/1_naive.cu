@@ -22,7 +22,7 @@ __global__ void transpose_naive_kernel(const float* __restrict__ in, float* __re
     //       in[r * cols + c] to out[c * rows + r].
 }
 
-}  // namespace
+}   // namespace
 
 void transpose_1_naive(const float* in, float* out, std::int64_t rows, std::int64_t cols, cudaStream_t stream)
 {
@@ -31,4 +31,4 @@ void transpose_1_naive(const float* in, float* out, std::int64_t rows, std::int6
     (void)in, (void)out, (void)rows, (void)cols, (void)stream;
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

@@ -22,7 +22,7 @@ __global__ void transpose_coalesced_writes_kernel(const float* __restrict__ in, 
     //       __ldg(&in[r * cols + c]) to out[c * rows + r] when (r, c) is inside the matrix.
 }
 
-}  // namespace
+}   // namespace
 
 void transpose_2_coalesced_writes(const float* in, float* out, std::int64_t rows, std::int64_t cols,
                                   cudaStream_t stream)
@@ -31,4 +31,4 @@ void transpose_2_coalesced_writes(const float* in, float* out, std::int64_t rows
     (void)in, (void)out, (void)rows, (void)cols, (void)stream;
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

@@ -27,7 +27,7 @@ __global__ void transpose_shared_tile_kernel(const float* __restrict__ in, float
     //       must still reach the barrier (no early return).
 }
 
-}  // namespace
+}   // namespace
 
 void transpose_3_shared_tile(const float* in, float* out, std::int64_t rows, std::int64_t cols, cudaStream_t stream)
 {
@@ -35,4 +35,4 @@ void transpose_3_shared_tile(const float* in, float* out, std::int64_t rows, std
     (void)in, (void)out, (void)rows, (void)cols, (void)stream;
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

@@ -21,7 +21,7 @@ __global__ void transpose_padded_tile_kernel(const float* __restrict__ in, float
     //       puts the 32 floats of a tile column into 32 different banks. Nothing else changes.
 }
 
-}  // namespace
+}   // namespace
 
 void transpose_4_padded_tile(const float* in, float* out, std::int64_t rows, std::int64_t cols, cudaStream_t stream)
 {
@@ -29,4 +29,4 @@ void transpose_4_padded_tile(const float* in, float* out, std::int64_t rows, std
     (void)in, (void)out, (void)rows, (void)cols, (void)stream;
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

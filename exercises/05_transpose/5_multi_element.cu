@@ -14,8 +14,8 @@ namespace {
 constexpr int kTile = 32;
 constexpr int kBlockRows = 4;   // 32 x 4 threads: each covers kTile / kBlockRows = 8 rows of the tile
 
-__global__ void transpose_multi_element_kernel(const float* __restrict__ in, float* __restrict__ out,
-                                               std::int64_t rows, std::int64_t cols)
+__global__ void transpose_multi_element_kernel(const float* __restrict__ in, float* __restrict__ out, std::int64_t rows,
+                                               std::int64_t cols)
 {
     // TODO: the padded tile of stage 4 with kBlockRows = 4: thread (tx, ty) copies the tile rows
     //       ty, ty + 4, ..., ty + 28 (a loop over k = 0, 4, ..., 28 with #pragma unroll, so the
@@ -23,13 +23,12 @@ __global__ void transpose_multi_element_kernel(const float* __restrict__ in, flo
     //       col0 + ty + k when storing. One __syncthreads() between the two loops.
 }
 
-}  // namespace
+}   // namespace
 
-void transpose_5_multi_element(const float* in, float* out, std::int64_t rows, std::int64_t cols,
-                               cudaStream_t stream)
+void transpose_5_multi_element(const float* in, float* out, std::int64_t rows, std::int64_t cols, cudaStream_t stream)
 {
     // TODO: blocks of kTile x kBlockRows threads, still one block per 32 x 32 tile.
     (void)in, (void)out, (void)rows, (void)cols, (void)stream;
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

@@ -17,9 +17,9 @@ constexpr int kThreadsY = 8;
 constexpr int kThreads = kThreadsX * kThreadsY;
 constexpr int kMinBlocks = 8;   // ask the compiler for <= 32 registers, so 8 blocks (2048 threads) fit per SM
 
-__global__ void __launch_bounds__(kThreads, kMinBlocks) transpose_vectorized_kernel(const float* __restrict__ in,
-                                                                         float* __restrict__ out, std::int64_t rows,
-                                                                         std::int64_t cols)
+__global__ void __launch_bounds__(kThreads, kMinBlocks)
+    transpose_vectorized_kernel(const float* __restrict__ in, float* __restrict__ out, std::int64_t rows,
+                                std::int64_t cols)
 {
     // TODO: __shared__ float tile[kTile][kTile + 1]; the block handles the 64 x 64 tile at
     //       (row0, col0) = (blockIdx.x * 64, blockIdx.y * 64): blockIdx.x runs down the rows, so
@@ -34,7 +34,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) transpose_vectorized_ker
     //       scalar loop with bounds tests.
 }
 
-}  // namespace
+}   // namespace
 
 void transpose_6_vectorized(const float* in, float* out, std::int64_t rows, std::int64_t cols, cudaStream_t stream)
 {
@@ -43,4 +43,4 @@ void transpose_6_vectorized(const float* in, float* out, std::int64_t rows, std:
     (void)in, (void)out, (void)rows, (void)cols, (void)stream;
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

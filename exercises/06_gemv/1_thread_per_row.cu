@@ -20,7 +20,7 @@ __global__ void gemv_thread_per_row_kernel(const float* __restrict__ A, const fl
     //       k = 0 .. K - 1 in a float and write it to y[row].
 }
 
-}  // namespace
+}   // namespace
 
 void gemv_1_thread_per_row(const float* A, const float* x, float* y, std::int64_t M, std::int64_t K,
                            cudaStream_t stream)
@@ -29,4 +29,4 @@ void gemv_1_thread_per_row(const float* A, const float* x, float* y, std::int64_
     (void)A, (void)x, (void)y, (void)M, (void)K, (void)stream;
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

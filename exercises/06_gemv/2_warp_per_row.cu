@@ -22,13 +22,12 @@ __global__ void gemv_warp_per_row_kernel(const float* __restrict__ A, const floa
     //       for k = l, l + 32, ...; wb::warp_reduce_sum combines the 32 partial sums; lane 0 writes y[row].
 }
 
-}  // namespace
+}   // namespace
 
-void gemv_2_warp_per_row(const float* A, const float* x, float* y, std::int64_t M, std::int64_t K,
-                         cudaStream_t stream)
+void gemv_2_warp_per_row(const float* A, const float* x, float* y, std::int64_t M, std::int64_t K, cudaStream_t stream)
 {
     // TODO: ceil(M / kRowsPerBlock) blocks of kThreads threads.
     (void)A, (void)x, (void)y, (void)M, (void)K, (void)stream;
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

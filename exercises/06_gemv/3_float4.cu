@@ -32,7 +32,7 @@ __global__ void gemv_scalar_kernel(const float* __restrict__ A, const float* __r
     // TODO: your stage 2 kernel, unchanged.
 }
 
-}  // namespace
+}   // namespace
 
 void gemv_3_float4(const float* A, const float* x, float* y, std::int64_t M, std::int64_t K, cudaStream_t stream)
 {
@@ -41,4 +41,4 @@ void gemv_3_float4(const float* A, const float* x, float* y, std::int64_t M, std
     (void)A, (void)x, (void)y, (void)M, (void)K, (void)stream;
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

@@ -34,7 +34,7 @@ void launch(const float* A, const float* x, float* y, std::int64_t M, std::int64
     (void)A, (void)x, (void)y, (void)M, (void)K, (void)stream;
 }
 
-}  // namespace
+}   // namespace
 
 void gemv_4_subwarp(const float* A, const float* x, float* y, std::int64_t M, std::int64_t K, cudaStream_t stream)
 {
@@ -43,4 +43,4 @@ void gemv_4_subwarp(const float* A, const float* x, float* y, std::int64_t M, st
     (void)A, (void)x, (void)y, (void)M, (void)K, (void)stream;
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

@@ -17,22 +17,21 @@ __device__ __forceinline__ float dot4(float4 a, float4 b) { return a.x * b.x + a
 
 /// kFloat4: K % 4 == 0, 16-byte loads; otherwise scalar loads.
 template <bool kFloat4>
-__global__ void __launch_bounds__(kThreads) gemv_block_per_row_kernel(const float* __restrict__ A,
-                                                                       const float* __restrict__ x,
-                                                                       float* __restrict__ y, std::int64_t K)
+__global__ void __launch_bounds__(kThreads)
+    gemv_block_per_row_kernel(const float* __restrict__ A, const float* __restrict__ x, float* __restrict__ y,
+                              std::int64_t K)
 {
     // TODO: row = blockIdx.x. Thread t takes float4s t, t + kThreads, ... of the row (scalars when
     //       !kFloat4). Combine with wb::block_reduce_sum<kThreads>(sum, scratch), where scratch
     //       is a __shared__ float[kThreads / 32]; thread 0 writes y[row].
 }
 
-}  // namespace
+}   // namespace
 
-void gemv_5_block_per_row(const float* A, const float* x, float* y, std::int64_t M, std::int64_t K,
-                          cudaStream_t stream)
+void gemv_5_block_per_row(const float* A, const float* x, float* y, std::int64_t M, std::int64_t K, cudaStream_t stream)
 {
     // TODO: M blocks of kThreads threads, the float4 instance when K % 4 == 0.
     (void)A, (void)x, (void)y, (void)M, (void)K, (void)stream;
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

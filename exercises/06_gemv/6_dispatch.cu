@@ -19,7 +19,7 @@ __device__ __forceinline__ float dot4(float4 a, float4 b) { return a.x * b.x + a
 /// R loads covers 32 / G consecutive rows). K % 4 == 0 only.
 template <int G, int R>
 __global__ void __launch_bounds__(kThreads) gemv_rows_kernel(const float* __restrict__ A, const float* __restrict__ x,
-                                                              float* __restrict__ y, std::int64_t M, std::int64_t K)
+                                                             float* __restrict__ y, std::int64_t M, std::int64_t K)
 {
     // TODO: a warp owns (32 / G) * R consecutive rows: group g of the warp takes rows
     //       first_row + j * (32 / G), j = 0 .. R - 1. For each float4 k of the row (k = lane,
@@ -29,8 +29,8 @@ __global__ void __launch_bounds__(kThreads) gemv_rows_kernel(const float* __rest
 }
 
 /// One block per row. K % 4 == 0 only.
-__global__ void __launch_bounds__(kThreads) gemv_block_kernel(const float* __restrict__ A, const float* __restrict__ x,
-                                                               float* __restrict__ y, std::int64_t K)
+__global__ void __launch_bounds__(kThreads)
+    gemv_block_kernel(const float* __restrict__ A, const float* __restrict__ x, float* __restrict__ y, std::int64_t K)
 {
     // TODO: stage 5's kernel (float4 path only).
 }
@@ -43,7 +43,7 @@ __global__ void gemv_scalar_kernel(const float* __restrict__ A, const float* __r
     // TODO: stage 4's scalar path.
 }
 
-}  // namespace
+}   // namespace
 
 void gemv_6_dispatch(const float* A, const float* x, float* y, std::int64_t M, std::int64_t K, cudaStream_t stream)
 {
@@ -54,4 +54,4 @@ void gemv_6_dispatch(const float* A, const float* x, float* y, std::int64_t M, s
     (void)A, (void)x, (void)y, (void)M, (void)K, (void)stream;
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

@@ -24,7 +24,7 @@ __global__ void sgemm_naive_kernel(int M, int N, int K, float alpha, const float
     //       when beta == 0 C is not read at all (it may hold NaN): write alpha * acc.
 }
 
-}  // namespace
+}   // namespace
 
 void sgemm_1_naive(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C,
                    cudaStream_t stream)
@@ -34,4 +34,4 @@ void sgemm_1_naive(int M, int N, int K, float alpha, const float* A, const float
     (void)M, (void)N, (void)K, (void)alpha, (void)A, (void)B, (void)beta, (void)C, (void)stream;
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

@@ -22,7 +22,7 @@ __global__ void sgemm_coalesced_kernel(int M, int N, int K, float alpha, const f
     //       broadcast) and 32 consecutive floats of B per k, and writes 32 consecutive floats of C.
 }
 
-}  // namespace
+}   // namespace
 
 void sgemm_2_coalesced(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C,
                        cudaStream_t stream)
@@ -32,4 +32,4 @@ void sgemm_2_coalesced(int M, int N, int K, float alpha, const float* A, const f
     (void)M, (void)N, (void)K, (void)alpha, (void)A, (void)B, (void)beta, (void)C, (void)stream;
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

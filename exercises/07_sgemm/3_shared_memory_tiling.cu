@@ -13,7 +13,7 @@ namespace {
 
 constexpr int kTile = 32;   // the block computes a kTile x kTile tile of C and walks K in steps of kTile
 
-__global__ void __launch_bounds__(kTile * kTile)
+__global__ void __launch_bounds__(kTile* kTile)
     sgemm_shared_tiles_kernel(int M, int N, int K, float alpha, const float* __restrict__ A,
                               const float* __restrict__ B, float beta, float* __restrict__ C)
 {
@@ -26,14 +26,14 @@ __global__ void __launch_bounds__(kTile * kTile)
     //       is not read).
 }
 
-}  // namespace
+}   // namespace
 
 void sgemm_3_shared_memory_tiling(int M, int N, int K, float alpha, const float* A, const float* B, float beta,
-                          float* C, cudaStream_t stream)
+                                  float* C, cudaStream_t stream)
 {
     // TODO: blocks of kTile x kTile threads, a grid of ceil(N / kTile) x ceil(M / kTile), launch on
     //       `stream`, then WB_CHECK_LAUNCH().
     (void)M, (void)N, (void)K, (void)alpha, (void)A, (void)B, (void)beta, (void)C, (void)stream;
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

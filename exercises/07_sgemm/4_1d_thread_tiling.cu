@@ -13,14 +13,14 @@ namespace {
 
 constexpr int kBM = 64;   // block tile: kBM rows x kBN columns of C
 constexpr int kBN = 64;
-constexpr int kBK = 8;    // K step
-constexpr int kTM = 8;    // outputs per thread, down a column
+constexpr int kBK = 8;                      // K step
+constexpr int kTM = 8;                      // outputs per thread, down a column
 constexpr int kThreads = kBM * kBN / kTM;   // 512
 static_assert(kBM * kBK == kThreads && kBK * kBN == kThreads, "one element of each tile per thread");
 
 __global__ void __launch_bounds__(kThreads)
-    sgemm_1d_tile_kernel(int M, int N, int K, float alpha, const float* __restrict__ A,
-                         const float* __restrict__ B, float beta, float* __restrict__ C)
+    sgemm_1d_tile_kernel(int M, int N, int K, float alpha, const float* __restrict__ A, const float* __restrict__ B,
+                         float beta, float* __restrict__ C)
 {
     // TODO: __shared__ float As[kBM][kBK], Bs[kBK][kBN]. The block's tile starts at row
     //       m0 = blockIdx.y * kBM, column n0 = blockIdx.x * kBN. Thread t = threadIdx.x owns column
@@ -32,14 +32,14 @@ __global__ void __launch_bounds__(kThreads)
     // TODO: write the kTM results (row < M and column < N; beta == 0: C is not read).
 }
 
-}  // namespace
+}   // namespace
 
-void sgemm_4_1d_thread_tiling(int M, int N, int K, float alpha, const float* A, const float* B, float beta,
-                            float* C, cudaStream_t stream)
+void sgemm_4_1d_thread_tiling(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C,
+                              cudaStream_t stream)
 {
     // TODO: kThreads threads per block, a grid of ceil(N / kBN) x ceil(M / kBM), launch on
     //       `stream`, then WB_CHECK_LAUNCH().
     (void)M, (void)N, (void)K, (void)alpha, (void)A, (void)B, (void)beta, (void)C, (void)stream;
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

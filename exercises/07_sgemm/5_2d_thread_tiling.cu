@@ -17,12 +17,12 @@ constexpr int kBK = 8;
 constexpr int kTM = 8;   // a thread's outputs: kTM rows x kTN columns
 constexpr int kTN = 8;
 constexpr int kThreads = (kBM / kTM) * (kBN / kTN);   // 256
-constexpr int kLoadsA = kBM * kBK / kThreads;        // elements of the A tile per thread per step (4)
-constexpr int kLoadsB = kBK * kBN / kThreads;        // and of the B tile (4)
+constexpr int kLoadsA = kBM * kBK / kThreads;         // elements of the A tile per thread per step (4)
+constexpr int kLoadsB = kBK * kBN / kThreads;         // and of the B tile (4)
 
 __global__ void __launch_bounds__(kThreads)
-    sgemm_2d_tile_kernel(int M, int N, int K, float alpha, const float* __restrict__ A,
-                         const float* __restrict__ B, float beta, float* __restrict__ C)
+    sgemm_2d_tile_kernel(int M, int N, int K, float alpha, const float* __restrict__ A, const float* __restrict__ B,
+                         float beta, float* __restrict__ C)
 {
     // TODO: __shared__ float As[kBM][kBK], Bs[kBK][kBN]. Thread t owns rows (t / 16) * kTM .. + 7 and
     //       columns (t % 16) * kTN .. + 7 of the 128 x 128 block tile: float acc[kTM][kTN] = {}.
@@ -35,14 +35,14 @@ __global__ void __launch_bounds__(kThreads)
     // TODO: write the 64 results with row < M and col < N tests (beta == 0: C is not read).
 }
 
-}  // namespace
+}   // namespace
 
-void sgemm_5_2d_thread_tiling(int M, int N, int K, float alpha, const float* A, const float* B, float beta,
-                            float* C, cudaStream_t stream)
+void sgemm_5_2d_thread_tiling(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C,
+                              cudaStream_t stream)
 {
     // TODO: kThreads threads per block, a grid of ceil(N / kBN) x ceil(M / kBM), launch on
     //       `stream`, then WB_CHECK_LAUNCH().
     (void)M, (void)N, (void)K, (void)alpha, (void)A, (void)B, (void)beta, (void)C, (void)stream;
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

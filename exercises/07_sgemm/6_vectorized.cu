@@ -34,8 +34,8 @@ __device__ __forceinline__ float4 load4(const float* row, int col, int limit, bo
 
 template <bool kVec>
 __global__ void __launch_bounds__(kThreads)
-    sgemm_vectorized_kernel(int M, int N, int K, float alpha, const float* __restrict__ A,
-                            const float* __restrict__ B, float beta, float* __restrict__ C)
+    sgemm_vectorized_kernel(int M, int N, int K, float alpha, const float* __restrict__ A, const float* __restrict__ B,
+                            float beta, float* __restrict__ C)
 {
     // TODO: __shared__ __align__(16) float As[kBK][kBM + kPadA] (transposed: As[k][m]) and
     //       Bs[kBK][kBN]. Thread t owns rows (t / 16) * 8 .. + 7 and columns (t % 16) * 8 .. + 7.
@@ -51,10 +51,10 @@ __global__ void __launch_bounds__(kThreads)
     //       read when beta == 0, every column tested against N.
 }
 
-}  // namespace
+}   // namespace
 
-void sgemm_6_vectorized(int M, int N, int K, float alpha, const float* A, const float* B, float beta,
-                        float* C, cudaStream_t stream)
+void sgemm_6_vectorized(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C,
+                        cudaStream_t stream)
 {
     // TODO: a grid of ceil(N / kBN) x ceil(M / kBM) blocks of kThreads; the <true> kernel when
     //       K % 4 == 0 and N % 4 == 0 (every row 16-byte aligned), the <false> one otherwise;
@@ -62,4 +62,4 @@ void sgemm_6_vectorized(int M, int N, int K, float alpha, const float* A, const 
     (void)M, (void)N, (void)K, (void)alpha, (void)A, (void)B, (void)beta, (void)C, (void)stream;
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

@@ -15,13 +15,13 @@ namespace {
 constexpr int kBM = 128;
 constexpr int kBN = 128;
 constexpr int kBK = 8;
-constexpr int kWM = 64;                   // a warp's tile: kWM x kWN outputs
+constexpr int kWM = 64;   // a warp's tile: kWM x kWN outputs
 constexpr int kWN = 32;
-constexpr int kLanesN = 4;                // lanes across the warp tile (lane % 4) ...
-constexpr int kLanesM = 32 / kLanesN;     // ... and down it (lane / 4)
-constexpr int kTM = kWM / kLanesM;        // 8 outputs per lane down: 2 blocks of 4, 32 rows apart
-constexpr int kTN = kWN / kLanesN;        // 8 across: 2 blocks of 4, 16 columns apart
-constexpr int kWarpsN = kBN / kWN;        // 4
+constexpr int kLanesN = 4;                             // lanes across the warp tile (lane % 4) ...
+constexpr int kLanesM = 32 / kLanesN;                  // ... and down it (lane / 4)
+constexpr int kTM = kWM / kLanesM;                     // 8 outputs per lane down: 2 blocks of 4, 32 rows apart
+constexpr int kTN = kWN / kLanesN;                     // 8 across: 2 blocks of 4, 16 columns apart
+constexpr int kWarpsN = kBN / kWN;                     // 4
 constexpr int kThreads = (kBM / kWM) * kWarpsN * 32;   // 256
 constexpr int kPadA = 4;
 static_assert(kBM * kBK / 4 == kThreads && kBK * kBN / 4 == kThreads, "one float4 of each tile per thread");
@@ -35,8 +35,8 @@ __device__ __forceinline__ float4 load4(const float* row, int col, int limit, bo
 
 template <bool kVec>
 __global__ void __launch_bounds__(kThreads)
-    sgemm_warp_tiling_kernel(int M, int N, int K, float alpha, const float* __restrict__ A,
-                             const float* __restrict__ B, float beta, float* __restrict__ C)
+    sgemm_warp_tiling_kernel(int M, int N, int K, float alpha, const float* __restrict__ A, const float* __restrict__ B,
+                             float beta, float* __restrict__ C)
 {
     // TODO: shared tiles, loads, zero fill and epilogue as in stage 6. What changes is who owns what:
     //       warp = t / 32 owns rows warp_m = (warp / kWarpsN) * kWM .. + 63 and columns
@@ -51,13 +51,13 @@ __global__ void __launch_bounds__(kThreads)
     //       warp_n + (j / 4) * 16 + lane_n + j % 4 (plus the block's m0 and n0).
 }
 
-}  // namespace
+}   // namespace
 
-void sgemm_7_warp_tiling(int M, int N, int K, float alpha, const float* A, const float* B, float beta,
-                         float* C, cudaStream_t stream)
+void sgemm_7_warp_tiling(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C,
+                         cudaStream_t stream)
 {
     // TODO: as in stage 6: <true> when K % 4 == 0 and N % 4 == 0, <false> otherwise.
     (void)M, (void)N, (void)K, (void)alpha, (void)A, (void)B, (void)beta, (void)C, (void)stream;
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

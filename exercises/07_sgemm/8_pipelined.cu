@@ -83,8 +83,8 @@ __device__ __forceinline__ void copy_wait()
 /// @tparam kAsync cp.async multi-stage pipeline (sm_80+); otherwise a register-staged double buffer
 template <class Cfg, bool kVecB, bool kAsync>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
-    sgemm_pipelined_kernel(int M, int N, int K, float alpha, const float* __restrict__ A,
-                           const float* __restrict__ B, float beta, float* __restrict__ C, int group_m)
+    sgemm_pipelined_kernel(int M, int N, int K, float alpha, const float* __restrict__ A, const float* __restrict__ B,
+                           float beta, float* __restrict__ C, int group_m)
 {
     // TODO: extern __shared__ __align__(16) float smem[]; stage s holds As[BK][kLdA] (transposed)
     //       then Bs[BK][kLdB], at smem + s * kStageFloats.
@@ -138,8 +138,8 @@ void launch_instance(int M, int N, int K, float alpha, const float* A, const flo
 
 /// One configuration, every variant: aligned or not, cp.async or register staging.
 template <class Cfg>
-void launch_config(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C,
-                   int group_m, bool use_async, cudaStream_t stream)
+void launch_config(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C, int group_m,
+                   bool use_async, cudaStream_t stream)
 {
     // TODO: launch_instance<Cfg, N % 4 == 0, use_async> for the four combinations.
     (void)M, (void)N, (void)K, (void)alpha, (void)A, (void)B, (void)beta, (void)C, (void)group_m, (void)use_async,
@@ -156,7 +156,7 @@ using MediumTile = TileConfig<128, 128, 16, 32, 64, 8, 8, 3>;
 using SmallTile = TileConfig<64, 64, 16, 32, 32, 4, 8, 3>;
 constexpr int kGroupM = 8;   // tile rows walked by consecutive blocks (L2 reuse of B)
 
-}  // namespace
+}   // namespace
 
 void sgemm_8_pipelined(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C,
                        cudaStream_t stream)
@@ -167,4 +167,4 @@ void sgemm_8_pipelined(int M, int N, int K, float alpha, const float* A, const f
     (void)M, (void)N, (void)K, (void)alpha, (void)A, (void)B, (void)beta, (void)C, (void)stream;
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

@@ -24,7 +24,7 @@ std::vector<float> rstd_by(const std::vector<double>& var, F formula)
     return out;
 }
 
-}  // namespace
+}   // namespace
 
 TEST_CASE("LayerNorm: the sample variance (n - 1) is recognised, rows of one element included", "[hints]")
 {
@@ -61,8 +61,9 @@ TEST_CASE("SGEMM: NaN outputs that turn finite with a finite C are a read of C w
     std::memset(nan_out.data(), 0xFF, nan_out.size() * sizeof(float));   // 0 * poison keeps these bits on a CPU
     const wb::CompareReport poisoned = wb::compare(expected, nan_out, wb::Tolerance::exact());
     REQUIRE(poisoned.nothing_written);
-    const auto read_c = ch07::diagnose_beta_zero(poisoned, nan_out, expected, finite_c,
-                                                 [] { return std::vector<float>{1, 2, 3, 4}; });
+    const auto read_c = ch07::diagnose_beta_zero(poisoned, nan_out, expected, finite_c, [] {
+        return std::vector<float>{1, 2, 3, 4};
+    });
     CHECK_FALSE(read_c.nothing_written);
     CHECK(contains(read_c.message, "beta = 0 must not read C"));
     // A kernel that writes nothing leaves the finite C as it was: still "not implemented yet".

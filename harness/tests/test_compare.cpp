@@ -24,7 +24,7 @@ float poison()
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
-}  // namespace
+}   // namespace
 
 TEST_CASE("identical outputs pass, exactly", "[compare]")
 {
@@ -151,12 +151,12 @@ TEST_CASE("one small error among several outputs is lost precision; a single out
     CHECK(contains(single.message, "for a sum, a small term missed or counted twice"));
 }
 
-TEST_CASE("values a few tolerances off with a common ratio near 1 are lost precision, not a scale factor",
-          "[compare]")
+TEST_CASE("values a few tolerances off with a common ratio near 1 are lost precision, not a scale factor", "[compare]")
 {
     // Half-precision-like tolerance; both wrong values are 0.9984 times the right one.
     const wb::Tolerance tol{0x1.0p-24, 0x1.0p-10};
-    const auto report = run({0.000452, 0.25, 0.000452, 0.5}, {0.000452f * 0.9984f, 0.25f, 0.000452f * 0.99841f, 0.5f}, tol);
+    const auto report =
+        run({0.000452, 0.25, 0.000452, 0.5}, {0.000452f * 0.9984f, 0.25f, 0.000452f * 0.99841f, 0.5f}, tol);
     CHECK_FALSE(report.ok);
     CHECK(contains(report.message, "lost precision"));
     CHECK_FALSE(contains(report.message, "times the right one"));

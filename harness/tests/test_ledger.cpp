@@ -30,7 +30,7 @@ wb::LaunchRecord call_with(std::vector<wb::KernelFacts> kernels)
     return r;
 }
 
-}  // namespace
+}   // namespace
 
 TEST_CASE("ledger: a launcher that launches its kernels on the given stream passes")
 {
@@ -124,7 +124,7 @@ wb::KernelFacts launch_of(unsigned blocks, unsigned threads, int registers = 32,
     return k;
 }
 
-}  // namespace
+}   // namespace
 
 std::string first_cause(const wb::SlowLaunch& why) { return why.causes.empty() ? "" : why.causes.front(); }
 
@@ -151,8 +151,8 @@ TEST_CASE("why slow: more launches, spills and low occupancy")
     const wb::SlowLaunch launches = wb::explain_launch_difference({launch_of(49152, 32), launch_of(49152, 32)}, {},
                                                                   {launch_of(6144, 256)}, 3, 132, 0);
     CHECK(contains(first_cause(launches), "2 launches where reference stage 3 uses 1"));
-    const wb::SlowLaunch spills = wb::explain_launch_difference({launch_of(4096, 256, 255, 96)}, {},
-                                                                {launch_of(4096, 256, 128, 0)}, 7, 132, 0);
+    const wb::SlowLaunch spills =
+        wb::explain_launch_difference({launch_of(4096, 256, 255, 96)}, {}, {launch_of(4096, 256, 128, 0)}, 7, 132, 0);
     CHECK(contains(first_cause(spills), "96 bytes of local memory per thread"));
     const wb::SlowLaunch occupancy = wb::explain_launch_difference({launch_of(4096, 256, 128, 0, 0.25)}, {},
                                                                    {launch_of(4096, 256, 40, 0, 1.0)}, 7, 132, 0);
@@ -173,8 +173,8 @@ TEST_CASE("why slow: the causes are ranked, the costliest first, the others foll
 
 TEST_CASE("why slow: launches that look alike point inside the kernel")
 {
-    const wb::SlowLaunch why = wb::explain_launch_difference({launch_of(4096, 256)}, {}, {launch_of(4096, 256)}, 4,
-                                                             132, 0);
+    const wb::SlowLaunch why =
+        wb::explain_launch_difference({launch_of(4096, 256)}, {}, {launch_of(4096, 256)}, 4, 132, 0);
     CHECK(contains(first_cause(why), "the launch looks like reference stage 4's"));
     CHECK(wb::explain_launch_difference({}, {}, {launch_of(4096, 256)}, 4, 132, 0).text().empty());
 }
@@ -186,16 +186,19 @@ TEST_CASE("why slow: 32-thread blocks are limited by the blocks an SM holds")
     warp_blocks.occupancy_limit = wb::occupancy_limit(warp_blocks, hopper);
     CHECK(warp_blocks.occupancy_limit ==
           "blocks of 32 threads, and an SM holds at most 32 blocks: 1024 of its 2048 threads");
-    const wb::SlowLaunch why = wb::explain_launch_difference({warp_blocks}, {}, {launch_of(12288, 128, 30, 0, 1.0)}, 3,
-                                                             132, 0);
-    CHECK(contains(first_cause(why), "theoretical occupancy is 50% against 100% for reference stage 3 (blocks of 32 "
-                                     "threads, and an SM holds at most 32 blocks"));
+    const wb::SlowLaunch why =
+        wb::explain_launch_difference({warp_blocks}, {}, {launch_of(12288, 128, 30, 0, 1.0)}, 3, 132, 0);
+    CHECK(contains(first_cause(why),
+                   "theoretical occupancy is 50% against 100% for reference stage 3 (blocks of 32 "
+                   "threads, and an SM holds at most 32 blocks"));
     // Registers: 128 per thread leave 2 blocks of 256 threads (512 of 2048); shared memory: 100 KB per block, 2.
-    CHECK(contains(wb::occupancy_limit(launch_of(100, 256, 128), hopper), "128 registers per thread leave room for 2 "
-                                                                           "blocks of 256 threads per SM: 512 of its"));
+    CHECK(contains(wb::occupancy_limit(launch_of(100, 256, 128), hopper),
+                   "128 registers per thread leave room for 2 "
+                   "blocks of 256 threads per SM: 512 of its"));
     wb::KernelFacts big_tile = launch_of(100, 256, 32);
     big_tile.static_shared = 100 * 1024;
-    CHECK(contains(wb::occupancy_limit(big_tile, hopper), "102400 B of shared memory per block leave room for 2 blocks"));
+    CHECK(
+        contains(wb::occupancy_limit(big_tile, hopper), "102400 B of shared memory per block leave room for 2 blocks"));
     CHECK(wb::occupancy_limit(launch_of(100, 256, 32), hopper).empty());   // full: nothing to explain
 }
 
@@ -204,7 +207,8 @@ TEST_CASE("too slow: the first line names the cause, then the speed-up")
     wb::SlowLaunch why;
     why.causes = {"your grid is 64 blocks for 132 SMs: 52% of the SMs have no work.", "3 launches where ..."};
     why.table = "\n    launch (largest kernel) ...";
-    const std::string message = wb::too_slow_message("x0.15 over reference stage 6 (1.000 ms); required x1.80 (...)", why);
+    const std::string message =
+        wb::too_slow_message("x0.15 over reference stage 6 (1.000 ms); required x1.80 (...)", why);
     CHECK(message.substr(0, message.find('\n')) ==
           "correct, but too slow: your grid is 64 blocks for 132 SMs: 52% of the SMs have no work.");
     CHECK(contains(message, "\n  speed: x0.15 over reference stage 6"));
@@ -218,7 +222,8 @@ TEST_CASE("profile mode: one launcher's launch facts as a WORKBOOK-PROFILE line"
     wb::KernelFacts k = launch_of(64, 256, 32, 0, 0.5);
     k.name = "reduce_kernel<256>";
     const std::string line = wb::profile_line(7, "learner", "your stage", {k});
-    CHECK(line == "WORKBOOK-PROFILE {\"stage\": 7, \"which\": \"learner\", \"label\": \"your stage\", \"kernels\": "
-                  "[{\"name\": \"reduce_kernel<256>\", \"blocks\": 64, \"threads_per_block\": 256, \"registers\": 32, "
-                  "\"shared_bytes\": 0, \"local_bytes\": 0, \"occupancy\": 0.5, \"occupancy_limit\": \"\"}]}");
+    CHECK(line ==
+          "WORKBOOK-PROFILE {\"stage\": 7, \"which\": \"learner\", \"label\": \"your stage\", \"kernels\": "
+          "[{\"name\": \"reduce_kernel<256>\", \"blocks\": 64, \"threads_per_block\": 256, \"registers\": 32, "
+          "\"shared_bytes\": 0, \"local_bytes\": 0, \"occupancy\": 0.5, \"occupancy_limit\": \"\"}]}");
 }

@@ -49,7 +49,7 @@ wb::MemoryCounters tiled(std::uint64_t column_read_wavefronts)
     return m;
 }
 
-}  // namespace
+}   // namespace
 
 TEST_CASE("memory verdict: stage 2 written as stage 1 is too slow, uncoalesced writes", "[memory]")
 {

@@ -8,9 +8,10 @@ namespace {
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
-const char* kClean = "========= COMPUTE-SANITIZER\n"
-                     "WORKBOOK-RESULT {\"status\": \"passed\"}\n"
-                     "========= ERROR SUMMARY: 0 errors\n";
+const char* kClean =
+    "========= COMPUTE-SANITIZER\n"
+    "WORKBOOK-RESULT {\"status\": \"passed\"}\n"
+    "========= ERROR SUMMARY: 0 errors\n";
 
 const char* kRace =
     "========= COMPUTE-SANITIZER\n"
@@ -32,12 +33,14 @@ const char* kOutOfBounds =
     "========= \n"
     "========= ERROR SUMMARY: 5 errors\n";
 
-}  // namespace
+}   // namespace
 
 TEST_CASE("sanitizer: clean output is no finding")
 {
     CHECK_FALSE(wb::describe_sanitizer_findings("memcheck", kClean, 1).has_value());
-    CHECK_FALSE(wb::describe_sanitizer_findings("racecheck", "========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)\n", 1).has_value());
+    CHECK_FALSE(wb::describe_sanitizer_findings(
+                    "racecheck", "========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)\n", 1)
+                    .has_value());
 }
 
 TEST_CASE("sanitizer: a race names the tool, the lines and the cause")

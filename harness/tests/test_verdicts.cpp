@@ -37,7 +37,7 @@ wb::CompareReport wrong_report()
     return r;
 }
 
-}  // namespace
+}   // namespace
 
 TEST_CASE("an output never written in any case is 'not implemented yet', at the end", "[verdicts]")
 {

@@ -10,8 +10,8 @@ namespace WORKBOOK_TRACK {
 
 namespace {
 
-__global__ void add_vectorized_kernel(const float* __restrict__ a, const float* __restrict__ b,
-                                      float* __restrict__ c, std::int64_t n)
+__global__ void add_vectorized_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c,
+                                      std::int64_t n)
 {
     const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
     const std::int64_t vectors = n / 4;   // whole float4s; cudaMalloc pointers are 16-byte aligned
@@ -25,7 +25,7 @@ __global__ void add_vectorized_kernel(const float* __restrict__ a, const float* 
     if (i < n % 4) c[tail] = a[tail] + b[tail];
 }
 
-}  // namespace
+}   // namespace
 
 void add_2_vectorized(const float* a, const float* b, float* c, std::int64_t n, cudaStream_t stream)
 {
@@ -36,4 +36,4 @@ void add_2_vectorized(const float* a, const float* b, float* c, std::int64_t n, 
     WB_CHECK_LAUNCH();
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

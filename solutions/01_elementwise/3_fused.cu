@@ -13,8 +13,8 @@ namespace WORKBOOK_TRACK {
 namespace {
 
 template <ch01::Activation act>
-__global__ void add_activation_kernel(const float* __restrict__ a, const float* __restrict__ b,
-                                      float* __restrict__ y, std::int64_t n)
+__global__ void add_activation_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ y,
+                                      std::int64_t n)
 {
     using ch01::activate;
     const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -29,7 +29,7 @@ __global__ void add_activation_kernel(const float* __restrict__ a, const float* 
     if (i < n % 4) y[tail] = activate<act>(a[tail] + b[tail]);
 }
 
-}  // namespace
+}   // namespace
 
 void add_act_3_fused(const float* a, const float* b, float* y, std::int64_t n, ch01::Activation act,
                      cudaStream_t stream)
@@ -45,4 +45,4 @@ void add_act_3_fused(const float* a, const float* b, float* y, std::int64_t n, c
     WB_CHECK_LAUNCH();
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

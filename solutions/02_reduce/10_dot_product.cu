@@ -30,11 +30,9 @@ __device__ __forceinline__ float dot4(float4 a, float4 b, float acc)
 }
 
 template <int kBlock>
-__global__ void __launch_bounds__(kBlock) dot_single_pass_kernel(const float* __restrict__ x,
-                                                                  const float* __restrict__ y,
-                                                                  float* __restrict__ out, std::int64_t n,
-                                                                  float* __restrict__ partials,
-                                                                  unsigned* __restrict__ counter)
+__global__ void __launch_bounds__(kBlock)
+    dot_single_pass_kernel(const float* __restrict__ x, const float* __restrict__ y, float* __restrict__ out,
+                           std::int64_t n, float* __restrict__ partials, unsigned* __restrict__ counter)
 {
     __shared__ float scratch[kBlock / 32];
     __shared__ bool is_last;
@@ -57,7 +55,8 @@ __global__ void __launch_bounds__(kBlock) dot_single_pass_kernel(const float* __
     }
     const std::int64_t thread = static_cast<std::int64_t>(blockIdx.x) * kBlock + threadIdx.x;
     const std::int64_t threads = static_cast<std::int64_t>(gridDim.x) * kBlock;
-    for (std::int64_t i = tiles * kTile + thread; i < vectors; i += threads) acc = dot4(__ldcs(x4 + i), __ldcs(y4 + i), acc);
+    for (std::int64_t i = tiles * kTile + thread; i < vectors; i += threads)
+        acc = dot4(__ldcs(x4 + i), __ldcs(y4 + i), acc);
     for (std::int64_t i = vectors * 4 + thread; i < n; i += threads) acc = fmaf(x[i], y[i], acc);
 
     acc = wb::block_reduce_sum<kBlock>(acc, scratch);
@@ -79,7 +78,7 @@ __global__ void __launch_bounds__(kBlock) dot_single_pass_kernel(const float* __
     }
 }
 
-}  // namespace
+}   // namespace
 
 void dot_10_dot_product(const float* x, const float* y, float* out, std::int64_t n, float* workspace,
                         cudaStream_t stream)
@@ -94,4 +93,4 @@ void dot_10_dot_product(const float* x, const float* y, float* out, std::int64_t
     WB_CHECK_LAUNCH();
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

@@ -13,8 +13,7 @@ namespace {
 
 constexpr int kThreads = 256;   // a power of two: the tree halves it at every step
 
-__global__ void reduce_interleaved_kernel(const float* __restrict__ in, float* __restrict__ partial,
-                                          std::int64_t n)
+__global__ void reduce_interleaved_kernel(const float* __restrict__ in, float* __restrict__ partial, std::int64_t n)
 {
     __shared__ float sdata[kThreads];
     const unsigned tid = threadIdx.x;
@@ -29,7 +28,7 @@ __global__ void reduce_interleaved_kernel(const float* __restrict__ in, float* _
     if (tid == 0) partial[blockIdx.x] = sdata[0];
 }
 
-}  // namespace
+}   // namespace
 
 void sum_1_interleaved_divergent(const float* in, float* out, std::int64_t n, float* workspace, cudaStream_t stream)
 {
@@ -40,4 +39,4 @@ void sum_1_interleaved_divergent(const float* in, float* out, std::int64_t n, fl
                            });
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

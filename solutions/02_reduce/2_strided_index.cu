@@ -31,7 +31,7 @@ __global__ void reduce_strided_kernel(const float* __restrict__ in, float* __res
     if (tid == 0) partial[blockIdx.x] = sdata[0];
 }
 
-}  // namespace
+}   // namespace
 
 void sum_2_strided_index(const float* in, float* out, std::int64_t n, float* workspace, cudaStream_t stream)
 {
@@ -42,4 +42,4 @@ void sum_2_strided_index(const float* in, float* out, std::int64_t n, float* wor
                            });
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

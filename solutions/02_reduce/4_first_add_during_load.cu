@@ -31,10 +31,9 @@ __global__ void reduce_first_add_kernel(const float* __restrict__ in, float* __r
     if (tid == 0) partial[blockIdx.x] = sdata[0];
 }
 
-}  // namespace
+}   // namespace
 
-void sum_4_first_add_during_load(const float* in, float* out, std::int64_t n, float* workspace,
-                                 cudaStream_t stream)
+void sum_4_first_add_during_load(const float* in, float* out, std::int64_t n, float* workspace, cudaStream_t stream)
 {
     ch02::reduce_in_passes(in, out, n, workspace, kPerBlock,
                            [&](const float* src, float* dst, std::int64_t count, unsigned blocks) {
@@ -43,4 +42,4 @@ void sum_4_first_add_during_load(const float* in, float* out, std::int64_t n, fl
                            });
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

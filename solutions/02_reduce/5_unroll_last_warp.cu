@@ -43,7 +43,7 @@ __global__ void reduce_last_warp_kernel(const float* __restrict__ in, float* __r
     }
 }
 
-}  // namespace
+}   // namespace
 
 void sum_5_unroll_last_warp(const float* in, float* out, std::int64_t n, float* workspace, cudaStream_t stream)
 {
@@ -54,4 +54,4 @@ void sum_5_unroll_last_warp(const float* in, float* out, std::int64_t n, float* 
                            });
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

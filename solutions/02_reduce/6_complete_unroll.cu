@@ -15,8 +15,8 @@ namespace {
 constexpr unsigned kFullMask = 0xffffffffu;
 
 template <int kBlock>
-__global__ void __launch_bounds__(kBlock) reduce_unrolled_kernel(const float* __restrict__ in,
-                                                                  float* __restrict__ partial, std::int64_t n)
+__global__ void __launch_bounds__(kBlock)
+    reduce_unrolled_kernel(const float* __restrict__ in, float* __restrict__ partial, std::int64_t n)
 {
     static_assert(kBlock >= 64 && kBlock <= 1024 && (kBlock & (kBlock - 1)) == 0, "a power of two, 64..1024");
     __shared__ float sdata[kBlock];
@@ -40,7 +40,7 @@ __global__ void __launch_bounds__(kBlock) reduce_unrolled_kernel(const float* __
     }
 }
 
-}  // namespace
+}   // namespace
 
 void sum_6_complete_unroll(const float* in, float* out, std::int64_t n, float* workspace, cudaStream_t stream)
 {
@@ -52,4 +52,4 @@ void sum_6_complete_unroll(const float* in, float* out, std::int64_t n, float* w
                            });
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

@@ -19,8 +19,8 @@ constexpr int kThreads = 256;
 constexpr unsigned kFullMask = 0xffffffffu;
 
 template <int kBlock>
-__global__ void __launch_bounds__(kBlock) reduce_grid_stride_kernel(const float* __restrict__ in,
-                                                                     float* __restrict__ partial, std::int64_t n)
+__global__ void __launch_bounds__(kBlock)
+    reduce_grid_stride_kernel(const float* __restrict__ in, float* __restrict__ partial, std::int64_t n)
 {
     __shared__ float sdata[kBlock];
     const unsigned tid = threadIdx.x;
@@ -46,13 +46,14 @@ __global__ void __launch_bounds__(kBlock) reduce_grid_stride_kernel(const float*
     }
 }
 
-}  // namespace
+}   // namespace
 
 void sum_7_many_per_thread(const float* in, float* out, std::int64_t n, float* workspace, cudaStream_t stream)
 {
     // As many blocks as the GPU holds at once (asked once), no more than the 4096 partial sums the
     // workspace holds, and fewer for small inputs: at least two elements per thread.
-    static const int max_blocks = std::clamp(wb::resident_blocks(reduce_grid_stride_kernel<kThreads>, kThreads), 1, 4096);
+    static const int max_blocks =
+        std::clamp(wb::resident_blocks(reduce_grid_stride_kernel<kThreads>, kThreads), 1, 4096);
     const auto blocks =
         static_cast<unsigned>(std::min<std::int64_t>(wb::ceil_div<std::int64_t>(n, 2 * kThreads), max_blocks));
     if (blocks == 1) {
@@ -66,4 +67,4 @@ void sum_7_many_per_thread(const float* in, float* out, std::int64_t n, float* w
     WB_CHECK_LAUNCH();
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

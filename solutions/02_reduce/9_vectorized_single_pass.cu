@@ -31,10 +31,9 @@ constexpr int kMaxBlocks = 4096;
 __device__ __forceinline__ float sum4(float4 v) { return (v.x + v.y) + (v.z + v.w); }
 
 template <int kBlock>
-__global__ void __launch_bounds__(kBlock) reduce_single_pass_kernel(const float* __restrict__ in,
-                                                                     float* __restrict__ out, std::int64_t n,
-                                                                     float* __restrict__ partials,
-                                                                     unsigned* __restrict__ counter)
+__global__ void __launch_bounds__(kBlock)
+    reduce_single_pass_kernel(const float* __restrict__ in, float* __restrict__ out, std::int64_t n,
+                              float* __restrict__ partials, unsigned* __restrict__ counter)
 {
     __shared__ float scratch[kBlock / 32];
     __shared__ bool is_last;
@@ -79,10 +78,9 @@ __global__ void __launch_bounds__(kBlock) reduce_single_pass_kernel(const float*
     }
 }
 
-}  // namespace
+}   // namespace
 
-void sum_9_vectorized_single_pass(const float* in, float* out, std::int64_t n, float* workspace,
-                                  cudaStream_t stream)
+void sum_9_vectorized_single_pass(const float* in, float* out, std::int64_t n, float* workspace, cudaStream_t stream)
 {
     // No more blocks than tiles (small inputs), no more than the GPU holds at once.
     const std::int64_t tiles = wb::ceil_div<std::int64_t>(n, 4 * kTile);
@@ -95,4 +93,4 @@ void sum_9_vectorized_single_pass(const float* in, float* out, std::int64_t n, f
     WB_CHECK_LAUNCH();
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

@@ -50,7 +50,7 @@ __global__ void normalise_kernel(float* __restrict__ y, const float* __restrict_
     if (i < n) y[i] = y[i] / row_sum[i / cols];
 }
 
-}  // namespace
+}   // namespace
 
 void softmax_1_three_kernels(const float* x, float* y, std::int64_t rows, std::int64_t cols, cudaStream_t stream)
 {
@@ -73,4 +73,4 @@ void softmax_1_three_kernels(const float* x, float* y, std::int64_t rows, std::i
     WB_CUDA_CHECK(cudaFreeAsync(workspace, stream));
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

@@ -36,7 +36,7 @@ __global__ void __launch_bounds__(kThreads)
     for (std::int64_t c = lane; c < cols; c += wb::kWarpSize) yr[c] = __expf(xr[c] - m) * inv;
 }
 
-}  // namespace
+}   // namespace
 
 void softmax_3_warp_per_row(const float* x, float* y, std::int64_t rows, std::int64_t cols, cudaStream_t stream)
 {
@@ -45,4 +45,4 @@ void softmax_3_warp_per_row(const float* x, float* y, std::int64_t rows, std::in
     WB_CHECK_LAUNCH();
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

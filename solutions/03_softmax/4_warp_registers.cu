@@ -101,10 +101,9 @@ void dispatch_cols(const float* x, float* y, std::int64_t rows, std::int64_t col
     return launch<kPack, 32>(x, y, rows, cols, stream);
 }
 
-}  // namespace
+}   // namespace
 
-void softmax_4_warp_registers(const float* x, float* y, std::int64_t rows, std::int64_t cols,
-                              cudaStream_t stream)
+void softmax_4_warp_registers(const float* x, float* y, std::int64_t rows, std::int64_t cols, cudaStream_t stream)
 {
     if (cols > ch03::kWarpRegistersMaxCols) {
         throw std::invalid_argument("softmax_4_warp_registers supports cols <= 1024");
@@ -115,4 +114,4 @@ void softmax_4_warp_registers(const float* x, float* y, std::int64_t rows, std::
     dispatch_cols<1>(x, y, rows, cols, stream);
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

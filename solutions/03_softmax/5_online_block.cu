@@ -27,10 +27,10 @@ using wb::MaxSum;
 /// Adds one value to a running pair, with a single exponential.
 __device__ __forceinline__ void online_add(MaxSum& a, float x)
 {
-    if (x > a.m) {                              // a new maximum: rescale what was summed so far
-        a.s = a.s * __expf(a.m - x) + 1.0f;     // from the empty pair: 0 * exp(-inf) + 1 = 1
+    if (x > a.m) {                            // a new maximum: rescale what was summed so far
+        a.s = a.s * __expf(a.m - x) + 1.0f;   // from the empty pair: 0 * exp(-inf) + 1 = 1
         a.m = x;
-    } else if (a.m != -INFINITY) {              // x = a.m = -inf would give exp(-inf + inf) = NaN
+    } else if (a.m != -INFINITY) {   // x = a.m = -inf would give exp(-inf + inf) = NaN
         a.s += __expf(x - a.m);
     }
 }
@@ -75,7 +75,7 @@ void launch(const float* x, float* y, std::int64_t rows, std::int64_t cols, cuda
     WB_CHECK_LAUNCH();
 }
 
-}  // namespace
+}   // namespace
 
 void softmax_5_online_block(const float* x, float* y, std::int64_t rows, std::int64_t cols, cudaStream_t stream)
 {
@@ -84,4 +84,4 @@ void softmax_5_online_block(const float* x, float* y, std::int64_t rows, std::in
     launch<1>(x, y, rows, cols, stream);
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

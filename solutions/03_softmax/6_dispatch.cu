@@ -61,8 +61,7 @@ __global__ void __launch_bounds__(kWarpPathThreads)
     static_assert(kColsPerThread % kPack == 0 && wb::kWarpSize % kGroupWidth == 0, "whole packs, whole groups");
     constexpr int kPacks = kColsPerThread / kPack;
     const int lane = threadIdx.x % kGroupWidth;
-    const std::int64_t group =
-        (static_cast<std::int64_t>(blockIdx.x) * kWarpPathThreads + threadIdx.x) / kGroupWidth;
+    const std::int64_t group = (static_cast<std::int64_t>(blockIdx.x) * kWarpPathThreads + threadIdx.x) / kGroupWidth;
     const std::int64_t first_row = group * kRowsPerGroup;
 
     // No early return anywhere: the shuffles below use the full warp mask, so all 32 lanes must
@@ -167,8 +166,7 @@ void dispatch_groups(const T* x, T* y, std::int64_t rows, std::int64_t cols, cud
 // ---- path 2: one block per row, the row cached in shared memory ---------------------------------
 
 template <typename T, Op op, int kPack, int kBlock>
-__global__ void __launch_bounds__(kBlock)
-    softmax_smem_kernel(const T* __restrict__ x, T* __restrict__ y, int cols)
+__global__ void __launch_bounds__(kBlock) softmax_smem_kernel(const T* __restrict__ x, T* __restrict__ y, int cols)
 {
     extern __shared__ __align__(16) unsigned char smem[];
     auto* cache = reinterpret_cast<Pack<T, kPack>*>(smem);   // the row, as loaded (cols * sizeof(T) bytes)
@@ -281,8 +279,7 @@ void dispatch_paths(const T* x, T* y, std::int64_t rows, std::int64_t cols, cuda
 {
     if (cols <= kWarpMaxCols) return dispatch_groups<T, op, kPack, 1>(x, y, rows, cols, stream);
     if (try_launch_smem<T, op, kPack>(x, y, rows, cols, stream)) return;
-    softmax_uncached_kernel<T, op, kPack>
-        <<<static_cast<unsigned>(rows), kUncachedThreads, 0, stream>>>(x, y, cols);
+    softmax_uncached_kernel<T, op, kPack><<<static_cast<unsigned>(rows), kUncachedThreads, 0, stream>>>(x, y, cols);
     WB_CHECK_LAUNCH();
 }
 
@@ -295,15 +292,14 @@ void dispatch(const T* x, T* y, std::int64_t rows, std::int64_t cols, cudaStream
     dispatch_paths<T, op, 1>(x, y, rows, cols, stream);
 }
 
-}  // namespace
+}   // namespace
 
 void softmax_6_dispatch(const float* x, float* y, std::int64_t rows, std::int64_t cols, cudaStream_t stream)
 {
     dispatch<float, Op::softmax>(x, y, rows, cols, stream);
 }
 
-void softmax_6_dispatch_half(const __half* x, __half* y, std::int64_t rows, std::int64_t cols,
-                             cudaStream_t stream)
+void softmax_6_dispatch_half(const __half* x, __half* y, std::int64_t rows, std::int64_t cols, cudaStream_t stream)
 {
     dispatch<__half, Op::softmax>(x, y, rows, cols, stream);
 }
@@ -313,4 +309,4 @@ void log_softmax_6_dispatch(const float* x, float* y, std::int64_t rows, std::in
     dispatch<float, Op::log_softmax>(x, y, rows, cols, stream);
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

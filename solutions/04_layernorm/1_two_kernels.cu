@@ -54,10 +54,10 @@ __global__ void __launch_bounds__(kThreads)
     y[i] = (x[i] - mean[row]) * rstd[row] * gamma[col] + beta[col];
 }
 
-}  // namespace
+}   // namespace
 
-void layernorm_1_two_kernels(const float* x, const float* gamma, const float* beta, float* y, float* mean,
-                             float* rstd, std::int64_t rows, std::int64_t cols, float eps, cudaStream_t stream)
+void layernorm_1_two_kernels(const float* x, const float* gamma, const float* beta, float* y, float* mean, float* rstd,
+                             std::int64_t rows, std::int64_t cols, float eps, cudaStream_t stream)
 {
     row_moments_kernel<<<static_cast<unsigned>(rows), kMomentThreads, 0, stream>>>(x, mean, rstd, cols, eps);
     WB_CHECK_LAUNCH();
@@ -67,4 +67,4 @@ void layernorm_1_two_kernels(const float* x, const float* gamma, const float* be
     WB_CHECK_LAUNCH();
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

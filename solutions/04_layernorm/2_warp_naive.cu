@@ -46,14 +46,14 @@ __global__ void __launch_bounds__(kThreads)
     for (std::int64_t c = lane; c < cols; c += wb::kWarpSize) yr[c] = (xr[c] - mu) * r * gamma[c] + beta[c];
 }
 
-}  // namespace
+}   // namespace
 
-void layernorm_2_warp_naive(const float* x, const float* gamma, const float* beta, float* y, float* mean,
-                            float* rstd, std::int64_t rows, std::int64_t cols, float eps, cudaStream_t stream)
+void layernorm_2_warp_naive(const float* x, const float* gamma, const float* beta, float* y, float* mean, float* rstd,
+                            std::int64_t rows, std::int64_t cols, float eps, cudaStream_t stream)
 {
     const auto blocks = static_cast<unsigned>(wb::ceil_div<std::int64_t>(rows, kRowsPerBlock));
     layernorm_warp_naive_kernel<<<blocks, kThreads, 0, stream>>>(x, gamma, beta, y, mean, rstd, rows, cols, eps);
     WB_CHECK_LAUNCH();
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

@@ -20,7 +20,8 @@ using Pack = wb::Pack<float, kPack>;   // kPack floats moved as one access (comm
 template <int kPack>
 __global__ void __launch_bounds__(kThreads)
     layernorm_smem_kernel(const float* __restrict__ x, const float* __restrict__ gamma, const float* __restrict__ beta,
-                          float* __restrict__ y, float* __restrict__ mean, float* __restrict__ rstd, int cols, float eps)
+                          float* __restrict__ y, float* __restrict__ mean, float* __restrict__ rstd, int cols,
+                          float eps)
 {
     extern __shared__ __align__(16) unsigned char smem[];
     auto* cache = reinterpret_cast<Pack<kPack>*>(smem);   // the row: cols floats
@@ -77,19 +78,19 @@ void launch(const float* x, const float* gamma, const float* beta, float* y, flo
     // Above 48 KB a kernel must opt in to more dynamic shared memory.
     WB_CUDA_CHECK(cudaFuncSetAttribute(layernorm_smem_kernel<kPack>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                        static_cast<int>(smem)));
-    layernorm_smem_kernel<kPack><<<static_cast<unsigned>(rows), kThreads, smem, stream>>>(
-        x, gamma, beta, y, mean, rstd, static_cast<int>(cols), eps);
+    layernorm_smem_kernel<kPack><<<static_cast<unsigned>(rows), kThreads, smem, stream>>>(x, gamma, beta, y, mean, rstd,
+                                                                                          static_cast<int>(cols), eps);
     WB_CHECK_LAUNCH();
 }
 
-}  // namespace
+}   // namespace
 
-void layernorm_5_block_smem(const float* x, const float* gamma, const float* beta, float* y, float* mean,
-                            float* rstd, std::int64_t rows, std::int64_t cols, float eps, cudaStream_t stream)
+void layernorm_5_block_smem(const float* x, const float* gamma, const float* beta, float* y, float* mean, float* rstd,
+                            std::int64_t rows, std::int64_t cols, float eps, cudaStream_t stream)
 {
     if (cols % 4 == 0) return launch<4>(x, gamma, beta, y, mean, rstd, rows, cols, eps, stream);
     if (cols % 2 == 0) return launch<2>(x, gamma, beta, y, mean, rstd, rows, cols, eps, stream);
     launch<1>(x, gamma, beta, y, mean, rstd, rows, cols, eps, stream);
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

@@ -29,8 +29,8 @@ using wb::to_float;
 
 /// y for one pack: (v - mean) * rstd * gamma + beta, rounded once to T.
 template <typename T, int kPack>
-__device__ __forceinline__ Pack<T, kPack> normalise(const float (&v)[kPack], float mu, float r,
-                                                    const Pack<T, kPack>& g, const Pack<T, kPack>& b)
+__device__ __forceinline__ Pack<T, kPack> normalise(const float (&v)[kPack], float mu, float r, const Pack<T, kPack>& g,
+                                                    const Pack<T, kPack>& b)
 {
     Pack<T, kPack> out;
 #pragma unroll
@@ -49,8 +49,7 @@ __global__ void __launch_bounds__(kWarpPathThreads)
     static_assert(kColsPerThread % kPack == 0 && wb::kWarpSize % kGroupWidth == 0, "whole packs, whole groups");
     constexpr int kPacks = kColsPerThread / kPack;
     const int lane = threadIdx.x % kGroupWidth;
-    const std::int64_t group =
-        (static_cast<std::int64_t>(blockIdx.x) * kWarpPathThreads + threadIdx.x) / kGroupWidth;
+    const std::int64_t group = (static_cast<std::int64_t>(blockIdx.x) * kWarpPathThreads + threadIdx.x) / kGroupWidth;
     const std::int64_t first_row = group * kRowsPerGroup;
     const float n = static_cast<float>(cols);
 
@@ -113,7 +112,8 @@ __global__ void __launch_bounds__(kWarpPathThreads)
             if (col < cols) {
                 const Pack<T, kPack> g = *reinterpret_cast<const Pack<T, kPack>*>(gamma + col);
                 const Pack<T, kPack> b = *reinterpret_cast<const Pack<T, kPack>*>(beta + col);
-                *reinterpret_cast<Pack<T, kPack>*>(y + row * cols + col) = normalise<T, kPack>(v[r][p], mu[r], rs[r], g, b);
+                *reinterpret_cast<Pack<T, kPack>*>(y + row * cols + col) =
+                    normalise<T, kPack>(v[r][p], mu[r], rs[r], g, b);
             }
         }
     }
@@ -138,8 +138,9 @@ void launch_warp(const Args<T>& a, cudaStream_t stream)
 {
     constexpr int kRowsPerBlock = kWarpPathThreads / kGroupWidth * kRowsPerGroup;
     const auto blocks = static_cast<unsigned>(wb::ceil_div<std::int64_t>(a.rows, kRowsPerBlock));
-    layernorm_warp_kernel<T, kPack, kColsPerThread, kGroupWidth, kRowsPerGroup><<<blocks, kWarpPathThreads, 0, stream>>>(
-        a.x, a.gamma, a.beta, a.y, a.mean, a.rstd, a.rows, static_cast<int>(a.cols), a.eps);
+    layernorm_warp_kernel<T, kPack, kColsPerThread, kGroupWidth, kRowsPerGroup>
+        <<<blocks, kWarpPathThreads, 0, stream>>>(a.x, a.gamma, a.beta, a.y, a.mean, a.rstd, a.rows,
+                                                  static_cast<int>(a.cols), a.eps);
     WB_CHECK_LAUNCH();
 }
 
@@ -148,7 +149,8 @@ template <typename T, int kPack, int kColsPerThread>
 void dispatch_whole_warps(const Args<T>& a, cudaStream_t stream)
 {
     if constexpr (kColsPerThread * wb::kWarpSize < kWarpMaxCols) {
-        if (a.cols > kColsPerThread * wb::kWarpSize) return dispatch_whole_warps<T, kPack, kColsPerThread * 2>(a, stream);
+        if (a.cols > kColsPerThread * wb::kWarpSize)
+            return dispatch_whole_warps<T, kPack, kColsPerThread * 2>(a, stream);
     }
     launch_warp<T, kPack, kColsPerThread, wb::kWarpSize, 1>(a, stream);
 }
@@ -227,9 +229,9 @@ template <typename T, int kPack>
 bool try_launch_smem(const Args<T>& a, cudaStream_t stream)
 {
     const std::size_t smem = static_cast<std::size_t>(a.cols) * sizeof(T);   // the row, as loaded
-    const int threads = wb::smem_row_threads(
-        layernorm_smem_kernel<T, kPack, 128>, layernorm_smem_kernel<T, kPack, 256>,
-        layernorm_smem_kernel<T, kPack, 512>, layernorm_smem_kernel<T, kPack, 1024>, a.cols / kPack, smem);
+    const int threads = wb::smem_row_threads(layernorm_smem_kernel<T, kPack, 128>, layernorm_smem_kernel<T, kPack, 256>,
+                                             layernorm_smem_kernel<T, kPack, 512>,
+                                             layernorm_smem_kernel<T, kPack, 1024>, a.cols / kPack, smem);
     const auto blocks = static_cast<unsigned>(a.rows);
     const int c = static_cast<int>(a.cols);
     switch (threads) {
@@ -260,8 +262,8 @@ bool try_launch_smem(const Args<T>& a, cudaStream_t stream)
 template <typename T, int kPack>
 __global__ void __launch_bounds__(kUncachedThreads)
     layernorm_uncached_kernel(const T* __restrict__ x, const T* __restrict__ gamma, const T* __restrict__ beta,
-                              T* __restrict__ y, float* __restrict__ mean, float* __restrict__ rstd,
-                              std::int64_t cols, float eps)
+                              T* __restrict__ y, float* __restrict__ mean, float* __restrict__ rstd, std::int64_t cols,
+                              float eps)
 {
     __shared__ ch04::Welford scratch[kUncachedThreads / wb::kWarpSize];
     const std::int64_t row = blockIdx.x;
@@ -319,10 +321,10 @@ void dispatch(const Args<T>& a, cudaStream_t stream)
     dispatch_paths<T, 1>(a, stream);
 }
 
-}  // namespace
+}   // namespace
 
-void layernorm_6_dispatch(const float* x, const float* gamma, const float* beta, float* y, float* mean,
-                          float* rstd, std::int64_t rows, std::int64_t cols, float eps, cudaStream_t stream)
+void layernorm_6_dispatch(const float* x, const float* gamma, const float* beta, float* y, float* mean, float* rstd,
+                          std::int64_t rows, std::int64_t cols, float eps, cudaStream_t stream)
 {
     dispatch<float>({x, gamma, beta, y, mean, rstd, rows, cols, eps}, stream);
 }
@@ -340,4 +342,4 @@ void layernorm_6_dispatch_bf16(const __nv_bfloat16* x, const __nv_bfloat16* gamm
     dispatch<__nv_bfloat16>({x, gamma, beta, y, mean, rstd, rows, cols, eps}, stream);
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

@@ -23,7 +23,7 @@ __global__ void transpose_coalesced_writes_kernel(const float* __restrict__ in, 
     if (r < rows && c < cols) out[c * rows + r] = __ldg(&in[r * cols + c]);   // read strided, write coalesced
 }
 
-}  // namespace
+}   // namespace
 
 void transpose_2_coalesced_writes(const float* in, float* out, std::int64_t rows, std::int64_t cols,
                                   cudaStream_t stream)
@@ -35,4 +35,4 @@ void transpose_2_coalesced_writes(const float* in, float* out, std::int64_t rows
     WB_CHECK_LAUNCH();
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

@@ -35,7 +35,7 @@ __global__ void transpose_padded_tile_kernel(const float* __restrict__ in, float
     }
 }
 
-}  // namespace
+}   // namespace
 
 void transpose_4_padded_tile(const float* in, float* out, std::int64_t rows, std::int64_t cols, cudaStream_t stream)
 {
@@ -46,4 +46,4 @@ void transpose_4_padded_tile(const float* in, float* out, std::int64_t rows, std
     WB_CHECK_LAUNCH();
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

@@ -25,9 +25,9 @@ constexpr int kThreadsY = 8;
 constexpr int kThreads = kThreadsX * kThreadsY;
 constexpr int kMinBlocks = 8;   // ask the compiler for <= 32 registers, so 8 blocks (2048 threads) fit per SM
 
-__global__ void __launch_bounds__(kThreads, kMinBlocks) transpose_vectorized_kernel(const float* __restrict__ in,
-                                                                         float* __restrict__ out, std::int64_t rows,
-                                                                         std::int64_t cols)
+__global__ void __launch_bounds__(kThreads, kMinBlocks)
+    transpose_vectorized_kernel(const float* __restrict__ in, float* __restrict__ out, std::int64_t rows,
+                                std::int64_t cols)
 {
     __shared__ float tile[kTile][kTile + 1];
 
@@ -73,7 +73,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) transpose_vectorized_ker
     }
 }
 
-}  // namespace
+}   // namespace
 
 void transpose_6_vectorized(const float* in, float* out, std::int64_t rows, std::int64_t cols, cudaStream_t stream)
 {
@@ -84,4 +84,4 @@ void transpose_6_vectorized(const float* in, float* out, std::int64_t rows, std:
     WB_CHECK_LAUNCH();
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

@@ -24,7 +24,7 @@ __global__ void gemv_thread_per_row_kernel(const float* __restrict__ A, const fl
     y[row] = sum;
 }
 
-}  // namespace
+}   // namespace
 
 void gemv_1_thread_per_row(const float* A, const float* x, float* y, std::int64_t M, std::int64_t K,
                            cudaStream_t stream)
@@ -34,4 +34,4 @@ void gemv_1_thread_per_row(const float* A, const float* x, float* y, std::int64_
     WB_CHECK_LAUNCH();
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

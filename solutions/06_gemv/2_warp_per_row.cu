@@ -27,14 +27,13 @@ __global__ void gemv_warp_per_row_kernel(const float* __restrict__ A, const floa
     if (lane == 0) y[row] = sum;
 }
 
-}  // namespace
+}   // namespace
 
-void gemv_2_warp_per_row(const float* A, const float* x, float* y, std::int64_t M, std::int64_t K,
-                         cudaStream_t stream)
+void gemv_2_warp_per_row(const float* A, const float* x, float* y, std::int64_t M, std::int64_t K, cudaStream_t stream)
 {
     const auto blocks = static_cast<unsigned>(wb::ceil_div<std::int64_t>(M, kRowsPerBlock));
     gemv_warp_per_row_kernel<<<blocks, kThreads, 0, stream>>>(A, x, y, M, K);
     WB_CHECK_LAUNCH();
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

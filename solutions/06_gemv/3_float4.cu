@@ -48,7 +48,7 @@ __global__ void gemv_scalar_kernel(const float* __restrict__ A, const float* __r
     if (lane == 0) y[row] = sum;
 }
 
-}  // namespace
+}   // namespace
 
 void gemv_3_float4(const float* A, const float* x, float* y, std::int64_t M, std::int64_t K, cudaStream_t stream)
 {
@@ -61,4 +61,4 @@ void gemv_3_float4(const float* A, const float* x, float* y, std::int64_t M, std
     WB_CHECK_LAUNCH();
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

@@ -50,7 +50,7 @@ void launch(const float* A, const float* x, float* y, std::int64_t M, std::int64
     WB_CHECK_LAUNCH();
 }
 
-}  // namespace
+}   // namespace
 
 void gemv_4_subwarp(const float* A, const float* x, float* y, std::int64_t M, std::int64_t K, cudaStream_t stream)
 {
@@ -71,4 +71,4 @@ void gemv_4_subwarp(const float* A, const float* x, float* y, std::int64_t M, st
     }
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

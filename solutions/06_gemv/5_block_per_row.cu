@@ -18,9 +18,9 @@ __device__ __forceinline__ float dot4(float4 a, float4 b) { return a.x * b.x + a
 
 /// kFloat4: K % 4 == 0, 16-byte loads; otherwise scalar loads.
 template <bool kFloat4>
-__global__ void __launch_bounds__(kThreads) gemv_block_per_row_kernel(const float* __restrict__ A,
-                                                                       const float* __restrict__ x,
-                                                                       float* __restrict__ y, std::int64_t K)
+__global__ void __launch_bounds__(kThreads)
+    gemv_block_per_row_kernel(const float* __restrict__ A, const float* __restrict__ x, float* __restrict__ y,
+                              std::int64_t K)
 {
     __shared__ float scratch[kThreads / wb::kWarpSize];
     const std::int64_t row = blockIdx.x;
@@ -37,10 +37,9 @@ __global__ void __launch_bounds__(kThreads) gemv_block_per_row_kernel(const floa
     if (threadIdx.x == 0) y[row] = sum;
 }
 
-}  // namespace
+}   // namespace
 
-void gemv_5_block_per_row(const float* A, const float* x, float* y, std::int64_t M, std::int64_t K,
-                          cudaStream_t stream)
+void gemv_5_block_per_row(const float* A, const float* x, float* y, std::int64_t M, std::int64_t K, cudaStream_t stream)
 {
     const auto blocks = static_cast<unsigned>(M);
     if (K % 4 == 0) {
@@ -51,4 +50,4 @@ void gemv_5_block_per_row(const float* A, const float* x, float* y, std::int64_t
     WB_CHECK_LAUNCH();
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

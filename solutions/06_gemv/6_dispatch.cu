@@ -22,7 +22,7 @@ __device__ __forceinline__ float dot4(float4 a, float4 b) { return a.x * b.x + a
 /// R loads covers 32 / G consecutive rows). K % 4 == 0 only.
 template <int G, int R>
 __global__ void __launch_bounds__(kThreads) gemv_rows_kernel(const float* __restrict__ A, const float* __restrict__ x,
-                                                              float* __restrict__ y, std::int64_t M, std::int64_t K)
+                                                             float* __restrict__ y, std::int64_t M, std::int64_t K)
 {
     constexpr int kGroups = wb::kWarpSize / G;   // groups per warp
     const int lane = threadIdx.x % G;
@@ -56,8 +56,8 @@ __global__ void __launch_bounds__(kThreads) gemv_rows_kernel(const float* __rest
 }
 
 /// One block per row. K % 4 == 0 only.
-__global__ void __launch_bounds__(kThreads) gemv_block_kernel(const float* __restrict__ A, const float* __restrict__ x,
-                                                               float* __restrict__ y, std::int64_t K)
+__global__ void __launch_bounds__(kThreads)
+    gemv_block_kernel(const float* __restrict__ A, const float* __restrict__ x, float* __restrict__ y, std::int64_t K)
 {
     __shared__ float scratch[kThreads / wb::kWarpSize];
     const std::int64_t vectors = K / 4;
@@ -102,7 +102,7 @@ void launch_scalar(const float* A, const float* x, float* y, std::int64_t M, std
     WB_CHECK_LAUNCH();
 }
 
-}  // namespace
+}   // namespace
 
 void gemv_6_dispatch(const float* A, const float* x, float* y, std::int64_t M, std::int64_t K, cudaStream_t stream)
 {
@@ -125,4 +125,4 @@ void gemv_6_dispatch(const float* A, const float* x, float* y, std::int64_t M, s
     WB_CHECK_LAUNCH();
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

@@ -27,7 +27,7 @@ __global__ void sgemm_naive_kernel(int M, int N, int K, float alpha, const float
     *c = beta == 0.0f ? alpha * acc : alpha * acc + beta * *c;   // beta == 0: C is never read
 }
 
-}  // namespace
+}   // namespace
 
 void sgemm_1_naive(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C,
                    cudaStream_t stream)
@@ -38,4 +38,4 @@ void sgemm_1_naive(int M, int N, int K, float alpha, const float* A, const float
     WB_CHECK_LAUNCH();
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

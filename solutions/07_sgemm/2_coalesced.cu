@@ -28,7 +28,7 @@ __global__ void sgemm_coalesced_kernel(int M, int N, int K, float alpha, const f
     *c = beta == 0.0f ? alpha * acc : alpha * acc + beta * *c;   // beta == 0: C is never read
 }
 
-}  // namespace
+}   // namespace
 
 void sgemm_2_coalesced(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C,
                        cudaStream_t stream)
@@ -39,4 +39,4 @@ void sgemm_2_coalesced(int M, int N, int K, float alpha, const float* A, const f
     WB_CHECK_LAUNCH();
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

@@ -14,14 +14,14 @@ namespace {
 
 constexpr int kBM = 64;   // block tile: kBM rows x kBN columns of C
 constexpr int kBN = 64;
-constexpr int kBK = 8;    // K step
-constexpr int kTM = 8;    // outputs per thread, down a column
+constexpr int kBK = 8;                      // K step
+constexpr int kTM = 8;                      // outputs per thread, down a column
 constexpr int kThreads = kBM * kBN / kTM;   // 512
 static_assert(kBM * kBK == kThreads && kBK * kBN == kThreads, "one element of each tile per thread");
 
 __global__ void __launch_bounds__(kThreads)
-    sgemm_1d_tile_kernel(int M, int N, int K, float alpha, const float* __restrict__ A,
-                         const float* __restrict__ B, float beta, float* __restrict__ C)
+    sgemm_1d_tile_kernel(int M, int N, int K, float alpha, const float* __restrict__ A, const float* __restrict__ B,
+                         float beta, float* __restrict__ C)
 {
     __shared__ float As[kBM][kBK];
     __shared__ float Bs[kBK][kBN];
@@ -67,14 +67,14 @@ __global__ void __launch_bounds__(kThreads)
     }
 }
 
-}  // namespace
+}   // namespace
 
-void sgemm_4_1d_thread_tiling(int M, int N, int K, float alpha, const float* A, const float* B, float beta,
-                            float* C, cudaStream_t stream)
+void sgemm_4_1d_thread_tiling(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C,
+                              cudaStream_t stream)
 {
     const dim3 grid(wb::ceil_div(N, kBN), wb::ceil_div(M, kBM));
     sgemm_1d_tile_kernel<<<grid, kThreads, 0, stream>>>(M, N, K, alpha, A, B, beta, C);
     WB_CHECK_LAUNCH();
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

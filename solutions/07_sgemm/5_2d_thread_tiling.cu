@@ -18,12 +18,12 @@ constexpr int kBK = 8;
 constexpr int kTM = 8;   // a thread's outputs: kTM rows x kTN columns
 constexpr int kTN = 8;
 constexpr int kThreads = (kBM / kTM) * (kBN / kTN);   // 256
-constexpr int kLoadsA = kBM * kBK / kThreads;        // elements of the A tile per thread per step (4)
-constexpr int kLoadsB = kBK * kBN / kThreads;        // and of the B tile (4)
+constexpr int kLoadsA = kBM * kBK / kThreads;         // elements of the A tile per thread per step (4)
+constexpr int kLoadsB = kBK * kBN / kThreads;         // and of the B tile (4)
 
 __global__ void __launch_bounds__(kThreads)
-    sgemm_2d_tile_kernel(int M, int N, int K, float alpha, const float* __restrict__ A,
-                         const float* __restrict__ B, float beta, float* __restrict__ C)
+    sgemm_2d_tile_kernel(int M, int N, int K, float alpha, const float* __restrict__ A, const float* __restrict__ B,
+                         float beta, float* __restrict__ C)
 {
     __shared__ float As[kBM][kBK];
     __shared__ float Bs[kBK][kBN];
@@ -77,14 +77,14 @@ __global__ void __launch_bounds__(kThreads)
     }
 }
 
-}  // namespace
+}   // namespace
 
-void sgemm_5_2d_thread_tiling(int M, int N, int K, float alpha, const float* A, const float* B, float beta,
-                            float* C, cudaStream_t stream)
+void sgemm_5_2d_thread_tiling(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C,
+                              cudaStream_t stream)
 {
     const dim3 grid(wb::ceil_div(N, kBN), wb::ceil_div(M, kBM));
     sgemm_2d_tile_kernel<<<grid, kThreads, 0, stream>>>(M, N, K, alpha, A, B, beta, C);
     WB_CHECK_LAUNCH();
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

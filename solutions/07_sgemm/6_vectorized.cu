@@ -41,8 +41,8 @@ __device__ __forceinline__ float4 load4(const float* row, int col, int limit, bo
 
 template <bool kVec>
 __global__ void __launch_bounds__(kThreads)
-    sgemm_vectorized_kernel(int M, int N, int K, float alpha, const float* __restrict__ A,
-                            const float* __restrict__ B, float beta, float* __restrict__ C)
+    sgemm_vectorized_kernel(int M, int N, int K, float alpha, const float* __restrict__ A, const float* __restrict__ B,
+                            float beta, float* __restrict__ C)
 {
     __shared__ __align__(16) float As[kBK][kBM + kPadA];   // transposed: As[k][m]
     __shared__ __align__(16) float Bs[kBK][kBN];
@@ -61,7 +61,8 @@ __global__ void __launch_bounds__(kThreads)
     for (int k0 = 0; k0 < K; k0 += kBK) {
         const float4 a = load4<kVec>(a_src, k0 + a_k, K, a_row_ok);
         const bool b_row_ok = k0 + b_k < K;
-        const float4 b = load4<kVec>(B + static_cast<std::int64_t>(b_row_ok ? k0 + b_k : 0) * N, n0 + b_col, N, b_row_ok);
+        const float4 b =
+            load4<kVec>(B + static_cast<std::int64_t>(b_row_ok ? k0 + b_k : 0) * N, n0 + b_col, N, b_row_ok);
         As[a_k + 0][a_row] = a.x;   // the transpose: four scalar stores
         As[a_k + 1][a_row] = a.y;
         As[a_k + 2][a_row] = a.z;
@@ -93,16 +94,17 @@ __global__ void __launch_bounds__(kThreads)
 #pragma unroll
         for (int j = 0; j < kTN; j += 4) {
             const int col = n0 + thread_col * kTN + j;
-            const float4 r = make_float4(alpha * acc[i][j], alpha * acc[i][j + 1], alpha * acc[i][j + 2], alpha * acc[i][j + 3]);
+            const float4 r =
+                make_float4(alpha * acc[i][j], alpha * acc[i][j + 1], alpha * acc[i][j + 2], alpha * acc[i][j + 3]);
             ch07::store_c4<kVec>(c_row, col, N, r, beta);
         }
     }
 }
 
-}  // namespace
+}   // namespace
 
-void sgemm_6_vectorized(int M, int N, int K, float alpha, const float* A, const float* B, float beta,
-                        float* C, cudaStream_t stream)
+void sgemm_6_vectorized(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C,
+                        cudaStream_t stream)
 {
     const dim3 grid(wb::ceil_div(N, kBN), wb::ceil_div(M, kBM));
     if (K % 4 == 0 && N % 4 == 0) {   // every row of A, B and C starts on a 16-byte boundary
@@ -113,4 +115,4 @@ void sgemm_6_vectorized(int M, int N, int K, float alpha, const float* A, const 
     WB_CHECK_LAUNCH();
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

@@ -19,13 +19,13 @@ namespace {
 constexpr int kBM = 128;
 constexpr int kBN = 128;
 constexpr int kBK = 8;
-constexpr int kWM = 64;                   // a warp's tile: kWM x kWN outputs
+constexpr int kWM = 64;   // a warp's tile: kWM x kWN outputs
 constexpr int kWN = 32;
-constexpr int kLanesN = 4;                // lanes across the warp tile (lane % 4) ...
-constexpr int kLanesM = 32 / kLanesN;     // ... and down it (lane / 4)
-constexpr int kTM = kWM / kLanesM;        // 8 outputs per lane down: 2 blocks of 4, 32 rows apart
-constexpr int kTN = kWN / kLanesN;        // 8 across: 2 blocks of 4, 16 columns apart
-constexpr int kWarpsN = kBN / kWN;        // 4
+constexpr int kLanesN = 4;                             // lanes across the warp tile (lane % 4) ...
+constexpr int kLanesM = 32 / kLanesN;                  // ... and down it (lane / 4)
+constexpr int kTM = kWM / kLanesM;                     // 8 outputs per lane down: 2 blocks of 4, 32 rows apart
+constexpr int kTN = kWN / kLanesN;                     // 8 across: 2 blocks of 4, 16 columns apart
+constexpr int kWarpsN = kBN / kWN;                     // 4
 constexpr int kThreads = (kBM / kWM) * kWarpsN * 32;   // 256
 constexpr int kPadA = 4;
 static_assert(kBM * kBK / 4 == kThreads && kBK * kBN / 4 == kThreads, "one float4 of each tile per thread");
@@ -45,8 +45,8 @@ __device__ __forceinline__ float4 load4(const float* row, int col, int limit, bo
 
 template <bool kVec>
 __global__ void __launch_bounds__(kThreads)
-    sgemm_warp_tiling_kernel(int M, int N, int K, float alpha, const float* __restrict__ A,
-                             const float* __restrict__ B, float beta, float* __restrict__ C)
+    sgemm_warp_tiling_kernel(int M, int N, int K, float alpha, const float* __restrict__ A, const float* __restrict__ B,
+                             float beta, float* __restrict__ C)
 {
     __shared__ __align__(16) float As[kBK][kBM + kPadA];   // transposed: As[k][m]
     __shared__ __align__(16) float Bs[kBK][kBN];
@@ -70,7 +70,8 @@ __global__ void __launch_bounds__(kThreads)
     for (int k0 = 0; k0 < K; k0 += kBK) {
         const float4 a = load4<kVec>(a_src, k0 + a_k, K, a_row_ok);
         const bool b_row_ok = k0 + b_k < K;
-        const float4 b = load4<kVec>(B + static_cast<std::int64_t>(b_row_ok ? k0 + b_k : 0) * N, n0 + b_col, N, b_row_ok);
+        const float4 b =
+            load4<kVec>(B + static_cast<std::int64_t>(b_row_ok ? k0 + b_k : 0) * N, n0 + b_col, N, b_row_ok);
         As[a_k + 0][a_row] = a.x;
         As[a_k + 1][a_row] = a.y;
         As[a_k + 2][a_row] = a.z;
@@ -108,16 +109,17 @@ __global__ void __launch_bounds__(kThreads)
 #pragma unroll
         for (int j = 0; j < kTN; j += 4) {
             const int col = n0 + warp_n + (j / 4) * (kWN / (kTN / 4)) + lane_n;
-            const float4 r = make_float4(alpha * acc[i][j], alpha * acc[i][j + 1], alpha * acc[i][j + 2], alpha * acc[i][j + 3]);
+            const float4 r =
+                make_float4(alpha * acc[i][j], alpha * acc[i][j + 1], alpha * acc[i][j + 2], alpha * acc[i][j + 3]);
             ch07::store_c4<kVec>(c_row, col, N, r, beta);
         }
     }
 }
 
-}  // namespace
+}   // namespace
 
-void sgemm_7_warp_tiling(int M, int N, int K, float alpha, const float* A, const float* B, float beta,
-                         float* C, cudaStream_t stream)
+void sgemm_7_warp_tiling(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C,
+                         cudaStream_t stream)
 {
     const dim3 grid(wb::ceil_div(N, kBN), wb::ceil_div(M, kBM));
     if (K % 4 == 0 && N % 4 == 0) {
@@ -128,4 +130,4 @@ void sgemm_7_warp_tiling(int M, int N, int K, float alpha, const float* A, const
     WB_CHECK_LAUNCH();
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

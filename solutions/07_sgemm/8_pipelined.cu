@@ -93,8 +93,8 @@ __device__ __forceinline__ void copy_wait()
 /// @tparam kAsync cp.async multi-stage pipeline (sm_80+); otherwise a register-staged double buffer
 template <class Cfg, bool kVecB, bool kAsync>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
-    sgemm_pipelined_kernel(int M, int N, int K, float alpha, const float* __restrict__ A,
-                           const float* __restrict__ B, float beta, float* __restrict__ C, int group_m)
+    sgemm_pipelined_kernel(int M, int N, int K, float alpha, const float* __restrict__ A, const float* __restrict__ B,
+                           float beta, float* __restrict__ C, int group_m)
 {
     constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, TM = Cfg::TM, TN = Cfg::TN;
     constexpr int kThreads = Cfg::kThreads, kLdA = Cfg::kLdA, kLdB = Cfg::kLdB;
@@ -170,7 +170,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
         if (k0 + BK <= K) {
             load_tile(stage, k0, std::false_type{});   // a full tile: no bounds tests at all
         } else {
-            load_tile(stage, k0, std::true_type{});    // the last, partial tile: k >= K is zero-filled
+            load_tile(stage, k0, std::true_type{});   // the last, partial tile: k >= K is zero-filled
         }
     };
 
@@ -271,7 +271,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
         __syncthreads();
         for (int tile = 0; tile < tiles; ++tile) {
             const bool more = tile + 1 < tiles;
-            if (more) fetch(tile + 1);      // global loads in flight during the FMAs below
+            if (more) fetch(tile + 1);   // global loads in flight during the FMAs below
             compute(tile % 2);
             if (more) store((tile + 1) % 2);   // the other buffer: nobody reads it during this tile
             __syncthreads();
@@ -287,7 +287,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
 #pragma unroll
         for (int j = 0; j < TN; j += 4) {
             const int col = n0 + warp_n + (j / 4) * Cfg::kLanesN * 4 + lane_n;
-            const float4 r = make_float4(alpha * acc[i][j], alpha * acc[i][j + 1], alpha * acc[i][j + 2], alpha * acc[i][j + 3]);
+            const float4 r =
+                make_float4(alpha * acc[i][j], alpha * acc[i][j + 1], alpha * acc[i][j + 2], alpha * acc[i][j + 3]);
             ch07::store_c4<kVecB>(c_row, col, N, r, beta);
         }
     }
@@ -326,16 +327,20 @@ void launch_instance(int M, int N, int K, float alpha, const float* A, const flo
 
 /// One configuration, every variant: aligned or not, cp.async or register staging.
 template <class Cfg>
-void launch_config(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C,
-                   int group_m, bool use_async, cudaStream_t stream)
+void launch_config(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C, int group_m,
+                   bool use_async, cudaStream_t stream)
 {
     const bool vec = N % 4 == 0;
     if (use_async) {
-        if (vec) launch_instance<Cfg, true, true>(M, N, K, alpha, A, B, beta, C, group_m, stream);
-        else launch_instance<Cfg, false, true>(M, N, K, alpha, A, B, beta, C, group_m, stream);
+        if (vec)
+            launch_instance<Cfg, true, true>(M, N, K, alpha, A, B, beta, C, group_m, stream);
+        else
+            launch_instance<Cfg, false, true>(M, N, K, alpha, A, B, beta, C, group_m, stream);
     } else {
-        if (vec) launch_instance<Cfg, true, false>(M, N, K, alpha, A, B, beta, C, group_m, stream);
-        else launch_instance<Cfg, false, false>(M, N, K, alpha, A, B, beta, C, group_m, stream);
+        if (vec)
+            launch_instance<Cfg, true, false>(M, N, K, alpha, A, B, beta, C, group_m, stream);
+        else
+            launch_instance<Cfg, false, false>(M, N, K, alpha, A, B, beta, C, group_m, stream);
     }
 }
 
@@ -349,7 +354,7 @@ using MediumTile = TileConfig<128, 128, 16, 32, 64, 8, 8, 3>;
 using SmallTile = TileConfig<64, 64, 16, 32, 32, 4, 8, 3>;
 constexpr int kGroupM = 8;   // tile rows walked by consecutive blocks (L2 reuse of B)
 
-}  // namespace
+}   // namespace
 
 void sgemm_8_pipelined(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C,
                        cudaStream_t stream)
@@ -368,4 +373,4 @@ void sgemm_8_pipelined(int M, int N, int K, float alpha, const float* A, const f
     }
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

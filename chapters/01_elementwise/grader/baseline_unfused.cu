@@ -21,7 +21,7 @@ __global__ void activation_kernel(const float* __restrict__ x, float* __restrict
     if (i < n % 4) y[tail] = activate<act>(x[tail]);
 }
 
-}  // namespace
+}   // namespace
 
 void activation_pass(const float* x, float* y, std::int64_t n, Activation act, cudaStream_t stream)
 {
@@ -36,4 +36,4 @@ void activation_pass(const float* x, float* y, std::int64_t n, Activation act, c
     WB_CHECK_LAUNCH();
 }
 
-}  // namespace ch01
+}   // namespace ch01

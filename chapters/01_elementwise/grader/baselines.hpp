@@ -9,4 +9,4 @@ namespace ch01 {
 /// y = act(x) in its own pass (float4 accesses, scalar tail): the second kernel of the unfused pair.
 void activation_pass(const float* x, float* y, std::int64_t n, Activation act, cudaStream_t stream);
 
-}  // namespace ch01
+}   // namespace ch01

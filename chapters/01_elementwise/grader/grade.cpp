@@ -18,8 +18,8 @@ using std::int64_t;
 
 /// Sizes every stage must get right: tiny, around warp and block sizes, every remainder mod 4 and
 /// mod 8, a prime, and a large one with a tail.
-const std::vector<int64_t> kSizes = {1, 2, 3, 4, 5, 7, 8, 9, 15, 31, 32, 33, 255, 256, 257, 1000, 4097, 65537,
-                                     (int64_t(1) << 20) + 3};
+const std::vector<int64_t> kSizes = {
+    1, 2, 3, 4, 5, 7, 8, 9, 15, 31, 32, 33, 255, 256, 257, 1000, 4097, 65537, (int64_t(1) << 20) + 3};
 
 /// The timed size: 3 arrays of 256 MiB, far beyond any L2, and not a multiple of 8.
 constexpr int64_t kTimedElements = (int64_t(1) << 26) + 3;
@@ -32,8 +32,8 @@ constexpr int64_t kIntLimit = int64_t(1) << 31;
 /// IEEE special values mixed into ordinary ones.
 std::vector<float> with_specials(std::vector<float> v, bool include_nan)
 {
-    const float specials[] = {INFINITY, -INFINITY, FLT_MAX, -FLT_MAX, FLT_MIN, -FLT_MIN, 1e-40f, -0.0f, 0.0f,
-                              include_nan ? NAN : 1.0f};
+    const float specials[] = {INFINITY, -INFINITY, FLT_MAX, -FLT_MAX, FLT_MIN,
+                              -FLT_MIN, 1e-40f,    -0.0f,   0.0f,     include_nan ? NAN : 1.0f};
     for (std::size_t i = 0; i < v.size(); ++i) {
         if (i % 3 == 0) v[i] = specials[(i / 3) % (sizeof specials / sizeof specials[0])];
     }
@@ -59,9 +59,8 @@ struct Window {
 /// What the wrong windows of a large output most likely mean, from where they are.
 std::string large_output_hint(const std::vector<Window>& windows, const Window& first_wrong)
 {
-    const bool nothing_anywhere = std::all_of(windows.begin(), windows.end(), [](const Window& w) {
-        return w.report.untouched == w.report.count;
-    });
+    const bool nothing_anywhere = std::all_of(windows.begin(), windows.end(),
+                                              [](const Window& w) { return w.report.untouched == w.report.count; });
     if (nothing_anywhere) {
         return "nothing was written anywhere in this output, although smaller sizes came out right: n (or the "
                "element count) converted to int, which is negative past 2^31 - 1. Keep sizes and indices in "
@@ -71,7 +70,8 @@ std::string large_output_hint(const std::vector<Window>& windows, const Window& 
     const int64_t first_bad = first_wrong.start + std::max<int64_t>(first_wrong.report.first_bad, 0);
     if (first_bad >= kIntLimit) {
         return "every element checked below index 2^31 is right and the first wrong one is at " +
-               std::to_string(first_bad) + ": an index (or blockIdx.x * blockDim.x) computed in 32 bits wraps "
+               std::to_string(first_bad) +
+               ": an index (or blockIdx.x * blockDim.x) computed in 32 bits wraps "
                "at 2^31; compute it in std::int64_t.";
     }
     return "the start of the array is right and elements from about index " + std::to_string(first_bad) +
@@ -230,9 +230,10 @@ void check_add_act_huge(wb::Stage& stage, ActLauncher<T> f)
     wb::fill_uniform_device(b.data(), n, wb::seed() + 24, -5.f, 5.f, stage.stream());
     y.poison();
     stage.run([&](cudaStream_t s) { f(a.data(), b.data(), y.data(), n, act, s); });
-    expect_windows(stage, a.data(), b.data(), y.data(), n, windows_past_int_limit(),
-                   [&](const std::vector<T>& as, const std::vector<T>& bs) { return add_act_expected(as, bs, act); },
-                   add_act_tolerance<T>(act), label);
+    expect_windows(
+        stage, a.data(), b.data(), y.data(), n, windows_past_int_limit(),
+        [&](const std::vector<T>& as, const std::vector<T>& bs) { return add_act_expected(as, bs, act); },
+        add_act_tolerance<T>(act), label);
 }
 
 template <typename T>
@@ -261,12 +262,13 @@ void recheck_add_act(wb::Stage& stage, ActLauncher<T> f, const wb::DeviceBuffer<
 {
     y.poison();
     stage.run([&](cudaStream_t s) { f(a.data(), b.data(), y.data(), n, act, s); });
-    expect_windows(stage, a.data(), b.data(), y.data(), n, {},
-                   [&](const std::vector<T>& as, const std::vector<T>& bs) { return add_act_expected(as, bs, act); },
-                   add_act_tolerance<T>(act), "the timed inputs, after timing (checked on a sample), " + name_of(act));
+    expect_windows(
+        stage, a.data(), b.data(), y.data(), n, {},
+        [&](const std::vector<T>& as, const std::vector<T>& bs) { return add_act_expected(as, bs, act); },
+        add_act_tolerance<T>(act), "the timed inputs, after timing (checked on a sample), " + name_of(act));
 }
 
-}  // namespace
+}   // namespace
 
 namespace stages = wb::stages;   // candidate<K>, previous<K>, current<K>: the launchers of stage K
 
@@ -321,9 +323,7 @@ void grade_stage_case<4>(wb::Stage& stage)
     speed.description = "2^26 + 3 halves, sigmoid";
     speed.candidate = [&](cudaStream_t s) { stages::candidate<4>(a.data(), b.data(), y.data(), n, act, s); };
     speed.current_reference = [&](cudaStream_t s) { stages::current<4>(a.data(), b.data(), y.data(), n, act, s); };
-    speed.previous_reference = [&](cudaStream_t s) {
-        stages::previous<4>(af.data(), bf.data(), yf.data(), n, act, s);
-    };
+    speed.previous_reference = [&](cudaStream_t s) { stages::previous<4>(af.data(), bf.data(), yf.data(), n, act, s); };
     speed.previous_label = "reference stage 3 on as many floats";
     speed.bytes = 3.0 * n * sizeof(__half);
     speed.recheck = [&] { recheck_add_act<__half>(stage, stages::candidate<4>, a, b, y, n, act); };
@@ -343,11 +343,15 @@ TEST_CASE("bench: chapter 1", "[.bench]")
     wb::fill_uniform_device(b.data(), n, 2, -4.f, 4.f, s);
     const double bytes3 = 3.0 * n * sizeof(float);
     auto row = [&](const std::string& op, const std::string& variant, int stage_id, double ms, double bytes,
-                   const std::string& dtype) { wb::print_bench_row({op, variant, shape, dtype, ms, bytes, 0.0, stage_id}); };
+                   const std::string& dtype) {
+        wb::print_bench_row({op, variant, shape, dtype, ms, bytes, 0.0, stage_id});
+    };
     row("copy", "cudaMemcpyAsync device to device", 0,
-        wb::median_ms(s, [&](cudaStream_t st) {
-            WB_CUDA_CHECK(cudaMemcpyAsync(c.data(), a.data(), n * sizeof(float), cudaMemcpyDeviceToDevice, st));
-        }),
+        wb::median_ms(s,
+                      [&](cudaStream_t st) {
+                          WB_CUDA_CHECK(
+                              cudaMemcpyAsync(c.data(), a.data(), n * sizeof(float), cudaMemcpyDeviceToDevice, st));
+                      }),
         2.0 * n * sizeof(float), "float32");
     const auto adds = stages::reference_launchers<1, 2>();   // the float adds: stages 1 and 2
     for (int id = 1; id <= 2; ++id) {
@@ -357,10 +361,11 @@ TEST_CASE("bench: chapter 1", "[.bench]")
     }
     for (Activation act : {Activation::relu, Activation::sigmoid}) {
         row("add+" + name_of(act), "unfused: stage 2 add, then activation", 0,
-            wb::median_ms(s, [&](cudaStream_t st) {
-                stages::current<2>(a.data(), b.data(), c.data(), n, st);
-                ch01::activation_pass(c.data(), d.data(), n, act, st);
-            }),
+            wb::median_ms(s,
+                          [&](cudaStream_t st) {
+                              stages::current<2>(a.data(), b.data(), c.data(), n, st);
+                              ch01::activation_pass(c.data(), d.data(), n, act, st);
+                          }),
             bytes3, "float32");
         row("add+" + name_of(act), wb::stage_label(3), 3,
             wb::median_ms(s, [&](cudaStream_t st) { stages::current<3>(a.data(), b.data(), c.data(), n, act, st); }),

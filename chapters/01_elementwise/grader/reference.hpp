@@ -36,4 +36,4 @@ std::vector<double> add_act_reference(const std::vector<Input>& a, const std::ve
     return y;
 }
 
-}  // namespace ch01
+}   // namespace ch01

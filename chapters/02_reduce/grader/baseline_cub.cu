@@ -28,4 +28,4 @@ void CubSum::run(const float* in, float* out, std::int64_t n, cudaStream_t strea
     WB_CUDA_CHECK(cub::DeviceReduce::Sum(temp_, bytes, in, out, n, stream));
 }
 
-}  // namespace ch02
+}   // namespace ch02

@@ -9,8 +9,8 @@ namespace ch02 {
 
 namespace {
 
-__global__ void multiply_kernel(const float* __restrict__ x, const float* __restrict__ y,
-                                float* __restrict__ product, std::int64_t n)
+__global__ void multiply_kernel(const float* __restrict__ x, const float* __restrict__ y, float* __restrict__ product,
+                                std::int64_t n)
 {
     const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
     const std::int64_t vectors = n / 4;
@@ -23,7 +23,7 @@ __global__ void multiply_kernel(const float* __restrict__ x, const float* __rest
     if (i < n % 4) product[tail] = x[tail] * y[tail];
 }
 
-}  // namespace
+}   // namespace
 
 void multiply_pass(const float* x, const float* y, float* product, std::int64_t n, cudaStream_t stream)
 {
@@ -34,4 +34,4 @@ void multiply_pass(const float* x, const float* y, float* product, std::int64_t 
     WB_CHECK_LAUNCH();
 }
 
-}  // namespace ch02
+}   // namespace ch02

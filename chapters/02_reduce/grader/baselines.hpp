@@ -33,4 +33,4 @@ private:
 /// product that stage 10 must beat (the second is reference stage 9 on `product`).
 void multiply_pass(const float* x, const float* y, float* product, std::int64_t n, cudaStream_t stream);
 
-}  // namespace ch02
+}   // namespace ch02

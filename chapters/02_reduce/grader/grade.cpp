@@ -27,16 +27,33 @@ using DotLauncher = void (*)(const float*, const float*, float*, int64_t, float*
 
 /// Sizes of the exact checks: tiny, around the warp, block and float4 widths, primes and odd sizes,
 /// a size that needs three passes of 256-element blocks, and one past 3 million.
-const std::vector<int64_t> kExactSizes = {1,    2,    3,    5,     31,    32,          33,
-                                          255,  256,  257,  511,   512,   513,         1000,
-                                          1023, 1025, 4097, 65537, 65536 * 4 + 13, (int64_t(1) << 20) + 7,
+const std::vector<int64_t> kExactSizes = {1,
+                                          2,
+                                          3,
+                                          5,
+                                          31,
+                                          32,
+                                          33,
+                                          255,
+                                          256,
+                                          257,
+                                          511,
+                                          512,
+                                          513,
+                                          1000,
+                                          1023,
+                                          1025,
+                                          4097,
+                                          65537,
+                                          65536 * 4 + 13,
+                                          (int64_t(1) << 20) + 7,
                                           3 * (int64_t(1) << 20) + 1};
 
 constexpr int64_t kTimedElements = int64_t(1) << 26;   // 256 MiB per array: far beyond any L2
-constexpr double kMaxDepth = 8192;                      // stages.cuh: the longest chain of additions allowed
-constexpr int kOutSlots = 64;                           // out holds 64 floats; only out[0] may be written
-constexpr int kCallsPerCase = 2;                        // the same workspace, twice in a row
-constexpr double kExactLimit = 16777215.0;              // 2^24 - 1: every partial sum below it is exact
+constexpr double kMaxDepth = 8192;                     // stages.cuh: the longest chain of additions allowed
+constexpr int kOutSlots = 64;                          // out holds 64 floats; only out[0] may be written
+constexpr int kCallsPerCase = 2;                       // the same workspace, twice in a row
+constexpr double kExactLimit = 16777215.0;             // 2^24 - 1: every partial sum below it is exact
 
 /// One input of a check and what the result must be.
 struct Case {
@@ -44,8 +61,8 @@ struct Case {
     std::vector<float> x, y;   // y is empty for sums
     double expected = 0.0;
     wb::Tolerance tolerance;
-    bool exact = false;        // small integers: enables the exact diagnosis below
-    double element_bound = 0;  // largest |term| (for "off by about one element")
+    bool exact = false;         // small integers: enables the exact diagnosis below
+    double element_bound = 0;   // largest |term| (for "off by about one element")
 };
 
 double depth_for(int64_t n) { return std::min<double>(static_cast<double>(n), kMaxDepth); }
@@ -71,7 +88,8 @@ std::string likely_cause(const Case& c, double got, int call, bool first_call_ok
     }
     if (std::isnan(got)) {
         if (std::isinf(expected)) {
-            return "NaN where " + fmt(expected) + " was expected: something computed inf - inf or 0 * inf (a "
+            return "NaN where " + fmt(expected) +
+                   " was expected: something computed inf - inf or 0 * inf (a "
                    "padding or mask value multiplied in, instead of skipping the element?).";
         }
         return "NaN: the grader fills out with NaN before each call, so adding into *out (atomicAdd) without "
@@ -103,7 +121,8 @@ std::string likely_cause(const Case& c, double got, int call, bool first_call_ok
         for (int64_t k = n - 1; k >= std::max<int64_t>(0, n - 3); --k) {
             if (prefix[k] == got) {
                 return "exactly the sum of the first " + std::to_string(k) + " elements: the last " +
-                       std::to_string(n - k) + " were not added (the n % 4 tail after the float4s, or the last "
+                       std::to_string(n - k) +
+                       " were not added (the n % 4 tail after the float4s, or the last "
                        "element: a bound written < n - 1, or a loop that stops at the last full vector).";
             }
         }
@@ -134,7 +153,8 @@ std::string likely_cause(const Case& c, double got, int call, bool first_call_ok
         }
         const double diff = got - expected;
         if (std::fabs(diff) <= c.element_bound) {
-            return "off by " + fmt(diff) + ", about one element: one value missed or added twice at a boundary "
+            return "off by " + fmt(diff) +
+                   ", about one element: one value missed or added twice at a boundary "
                    "(the last element, i + blockDim.x past n, the float4 tail), or a race on one slot.";
         }
     }
@@ -163,17 +183,19 @@ wb::CompareReport judge(const Case& c, const std::vector<float>& out, int call, 
     if (wb::is_poison(got) && written_past < 0 && call > 1 && first_call_ok) {
         report.ok = false;
         report.untouched = 1;
-        report.message = "the first call on this workspace wrote the right result, and this call wrote nothing to "
-                         "*out.\n  likely cause: state left in the workspace by the previous call: a counter that "
-                         "is not back at 0, so no block believes it is the last one.";
+        report.message =
+            "the first call on this workspace wrote the right result, and this call wrote nothing to "
+            "*out.\n  likely cause: state left in the workspace by the previous call: a counter that "
+            "is not back at 0, so no block believes it is the last one.";
         return report;
     }
     if (wb::is_poison(got) && written_past < 0) {
         report.ok = false;
         report.nothing_written = true;
         report.untouched = 1;
-        report.message = "not implemented yet: *out was never written (it still holds the NaN poison the grader "
-                         "put there).";
+        report.message =
+            "not implemented yet: *out was never written (it still holds the NaN poison the grader "
+            "put there).";
         return report;
     }
     if (written_past >= 0) {
@@ -192,7 +214,8 @@ wb::CompareReport judge(const Case& c, const std::vector<float>& out, int call, 
     const double diff = static_cast<double>(got) - c.expected;
     report.message = "expected " + fmt(c.expected) + ", got " + fmt(got) +
                      (std::isfinite(diff) ? " (difference " + fmt(diff) + ")" : std::string()) +
-                     "; tolerance: " + c.tolerance.describe() + (c.exact ? " (integer inputs: exact in any order)" : "") +
+                     "; tolerance: " + c.tolerance.describe() +
+                     (c.exact ? " (integer inputs: exact in any order)" : "") +
                      ".\n  likely cause: " + likely_cause(c, got, call, first_call_ok);
     return report;
 }
@@ -203,7 +226,8 @@ Case exact_case(int64_t n, bool dot, wb::Rng& rng)
 {
     Case c;
     const int limit = exact_limit(n, dot);
-    c.label = "n = " + std::to_string(n) + ", integers in [-" + std::to_string(limit) + ", " + std::to_string(limit) + "]";
+    c.label =
+        "n = " + std::to_string(n) + ", integers in [-" + std::to_string(limit) + ", " + std::to_string(limit) + "]";
     c.x = wb::nonzero_small_integers(n, limit, rng);
     if (dot) c.y = wb::nonzero_small_integers(n, limit, rng);
     c.exact = true;
@@ -246,11 +270,13 @@ std::vector<Case> all_cases(bool dot)
         return dot ? wb::uniform_floats(n, lo, hi, rng) : std::vector<float>{};
     };
     for (int64_t n : {int64_t(1000), int64_t(65537), (int64_t(1) << 22) + 3}) {
-        real("n = " + std::to_string(n) + ", uniform in [-1, 1)", wb::uniform_floats(n, -1.f, 1.f, rng), maybe(n, -1.f, 1.f));
+        real("n = " + std::to_string(n) + ", uniform in [-1, 1)", wb::uniform_floats(n, -1.f, 1.f, rng),
+             maybe(n, -1.f, 1.f));
     }
     {
         const int64_t n = (int64_t(1) << 20) + 1;
-        real("n = " + std::to_string(n) + ", uniform in [0, 1)", wb::uniform_floats(n, 0.f, 1.f, rng), maybe(n, 0.f, 1.f));
+        real("n = " + std::to_string(n) + ", uniform in [0, 1)", wb::uniform_floats(n, 0.f, 1.f, rng),
+             maybe(n, 0.f, 1.f));
     }
     // One -inf: in the middle, then as the very last element (the scalar tail).
     for (int64_t where : {int64_t(1234), int64_t(4098)}) {
@@ -272,8 +298,8 @@ std::vector<Case> all_cases(bool dot)
     }
     {
         const int64_t n = 1000003;
-        real(dot ? "n = 1000003, x all 0.5, y all 0.25" : "n = 1000003, all values 0.1f", std::vector<float>(n, dot ? 0.5f : 0.1f),
-             dot ? std::vector<float>(n, 0.25f) : std::vector<float>{});
+        real(dot ? "n = 1000003, x all 0.5, y all 0.25" : "n = 1000003, all values 0.1f",
+             std::vector<float>(n, dot ? 0.5f : 0.1f), dot ? std::vector<float>(n, 0.25f) : std::vector<float>{});
     }
     {
         // All ones: 2^22 + 1 of them, exact (every partial sum is an integer below 2^24).
@@ -325,7 +351,8 @@ std::string half_precision_probe(wb::Stage& stage, Launch launch)
     const double lost = exact - got;
     if (!(lost >= 0.25 * fractions && lost <= 1.01 * fractions)) return "";
     return "accumulating in half precision loses precision: accumulate in float. Evidence: 1000 values of 1 + 2^-13 "
-           "(exact in float, 1 in half precision) sum to " + fmt(got) + " in your kernel instead of " + fmt(exact) +
+           "(exact in float, 1 in half precision) sum to " +
+           fmt(got) + " in your kernel instead of " + fmt(exact) +
            " (exact in float, in any order): the 2^-13 parts were rounded away, as a __half or __nv_bfloat16 "
            "accumulator (or input converted to one) does.";
 }
@@ -353,7 +380,8 @@ void check_cases(wb::Stage& stage, const std::vector<Case>& cases, Launch launch
                                      "\n  likely cause: " + cause;
                 }
             }
-            stage.expect(report, c.label + (call > 1 ? " (call " + std::to_string(call) + " on the same workspace)" : ""));
+            stage.expect(report,
+                         c.label + (call > 1 ? " (call " + std::to_string(call) + " on the same workspace)" : ""));
         }
         if (n == 65537) {   // the input must come back as it went in
             const bool same_x = dx.download() == c.x;
@@ -361,8 +389,9 @@ void check_cases(wb::Stage& stage, const std::vector<Case>& cases, Launch launch
             if (!same_x || !same_y) {
                 wb::CompareReport report;
                 report.ok = false;
-                report.message = "the result is right, but the input array was modified: the input is const, keep "
-                                 "partial sums in shared memory or the workspace.";
+                report.message =
+                    "the result is right, but the input array was modified: the input is const, keep "
+                    "partial sums in shared memory or the workspace.";
                 stage.expect(report, c.label + ", input unchanged");
             }
         }
@@ -374,9 +403,9 @@ void check_cases(wb::Stage& stage, const std::vector<Case>& cases, Launch launch
 /// sum, far beyond the tolerance. Run on a GPU with the memory (@p arrays arrays of 9 GiB).
 constexpr int64_t kHugeElements = (int64_t(1) << 31) + (int64_t(1) << 28) + 3;
 
-void check_huge(wb::Stage& stage, int arrays,
-                const std::function<void(const float* x, const float* y, float* out, int64_t n, float* w,
-                                         cudaStream_t s)>& launch)
+void check_huge(
+    wb::Stage& stage, int arrays,
+    const std::function<void(const float* x, const float* y, float* out, int64_t n, float* w, cudaStream_t s)>& launch)
 {
     const int64_t n = kHugeElements;
     const std::string label = "n = 2^31 + 2^28 + 3, every input 1 (past the int range)";
@@ -488,7 +517,7 @@ void time_sum(wb::Stage& stage, SumLauncher sum, SumLauncher previous, SumLaunch
     stage.check_speed(speed);
 }
 
-}  // namespace
+}   // namespace
 
 namespace stages = wb::stages;   // candidate<K>, previous<K>, current<K>: the launchers of stage K
 
@@ -541,9 +570,8 @@ void grade_stage_case<10>(wb::Stage& stage)
         c.x = x.download();
         c.y = y.download();
         finish_real(c);
-        recheck_large(stage, c, [&](float* o, float* w) {
-            stages::candidate<10>(x.data(), y.data(), o, n, w, stage.stream());
-        });
+        recheck_large(stage, c,
+                      [&](float* o, float* w) { stages::candidate<10>(x.data(), y.data(), o, n, w, stage.stream()); });
     };
     stage.check_speed(speed);
 }
@@ -567,9 +595,11 @@ TEST_CASE("bench: chapter 2", "[.bench]")
         wb::print_bench_row({op, variant, std::to_string(size), "float32", ms, bytes, 0.0, stage_id});
     };
     row(n, "copy", "cudaMemcpyAsync device to device", 0,
-        wb::median_ms(s, [&](cudaStream_t st) {
-            WB_CUDA_CHECK(cudaMemcpyAsync(tmp.data(), x.data(), n * sizeof(float), cudaMemcpyDeviceToDevice, st));
-        }),
+        wb::median_ms(s,
+                      [&](cudaStream_t st) {
+                          WB_CUDA_CHECK(
+                              cudaMemcpyAsync(tmp.data(), x.data(), n * sizeof(float), cudaMemcpyDeviceToDevice, st));
+                      }),
         8.0 * n);
 
     const auto sums = stages::reference_launchers<1, 8>();   // stage 9 is timed below, beside CUB
@@ -589,9 +619,10 @@ TEST_CASE("bench: chapter 2", "[.bench]")
             wb::TimingPlan{5, 50});
         row(size, "sum", "CUB DeviceReduce::Sum", 0, ms[0], 4.0 * size);
         row(size, "sum", wb::stage_label(9), 9, ms[1], 4.0 * size);
-        std::printf("ratio at %lld floats: stage 9 is x%.3f the speed of CUB DeviceReduce::Sum (%.4f ms vs %.4f ms, "
-                    "same run)\n",
-                    static_cast<long long>(size), ms[0] / ms[1], ms[1], ms[0]);
+        std::printf(
+            "ratio at %lld floats: stage 9 is x%.3f the speed of CUB DeviceReduce::Sum (%.4f ms vs %.4f ms, "
+            "same run)\n",
+            static_cast<long long>(size), ms[0] / ms[1], ms[1], ms[0]);
     };
     sum_ladder(n);
 
@@ -603,9 +634,8 @@ TEST_CASE("bench: chapter 2", "[.bench]")
                       }),
         8.0 * n);
     row(n, "dot", wb::stage_label(10), 10,
-        wb::median_ms(s, [&](cudaStream_t st) {
-            stages::current<10>(x.data(), y.data(), out.data(), n, workspace.data(), st);
-        }),
+        wb::median_ms(
+            s, [&](cudaStream_t st) { stages::current<10>(x.data(), y.data(), out.data(), n, workspace.data(), st); }),
         8.0 * n);
 
     sum_ladder(int64_t(1) << 20);

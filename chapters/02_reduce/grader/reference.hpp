@@ -40,4 +40,4 @@ inline double dot_abs_reference(const std::vector<float>& x, const std::vector<f
     return s;
 }
 
-}  // namespace ch02
+}   // namespace ch02

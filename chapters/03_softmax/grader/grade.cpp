@@ -21,9 +21,9 @@ using Launcher = void (*)(const T*, T*, int64_t, int64_t, cudaStream_t);
 /// and the vector widths (every remainder mod 4 and mod 8), around 1024 and 2048 (the register
 /// paths' limits), powers of two and their neighbours up to 32768, and past the shared memory of
 /// any GPU (65537 floats are 256 KB).
-const std::vector<int64_t> kCols = {1,    2,    3,    4,    5,    7,     8,     9,     16,    17,   31,
-                                    32,   33,   63,   64,   65,   100,   127,   128,   129,   255,  256,
-                                    257,  500,  513,  1000, 1023, 1024,  1025,  1536,  2047,  2048, 2049,
+const std::vector<int64_t> kCols = {1,    2,    3,    4,    5,    7,     8,     9,     16,    17,    31,
+                                    32,   33,   63,   64,   65,   100,   127,   128,   129,   255,   256,
+                                    257,  500,  513,  1000, 1023, 1024,  1025,  1536,  2047,  2048,  2049,
                                     3001, 4096, 4099, 8191, 8192, 12289, 16384, 16387, 32768, 32771, 65537};
 
 /// What the special rows at the top of every test matrix hold (the report names the row).
@@ -167,11 +167,11 @@ void recheck_rows(wb::Stage& stage, const wb::DeviceBuffer<T>& dx, const wb::Dev
         const std::vector<T> xs = wb::download_part(dx.data(), first * cols, keep * cols);
         const std::vector<T> ys = wb::download_part(dy.data(), first * cols, keep * cols);
         const auto expected = ch03::softmax_reference(xs, keep, cols, kind == Kind::log_softmax);
-        stage.expect(wb::compare(expected, ys, tolerance_for(xs, keep, cols, depth, kind), wb::Layout::matrix(keep, cols),
-                                 wb::Operation::exponential(kind == Kind::log_softmax)),
+        stage.expect(wb::compare(expected, ys, tolerance_for(xs, keep, cols, depth, kind),
+                                 wb::Layout::matrix(keep, cols), wb::Operation::exponential(kind == Kind::log_softmax)),
                      "the timed input after timing, rows " + std::to_string(first) + " to " +
-                         std::to_string(first + keep - 1) + " (row numbers below count from " +
-                         std::to_string(first) + ")");
+                         std::to_string(first + keep - 1) + " (row numbers below count from " + std::to_string(first) +
+                         ")");
     }
 }
 
@@ -200,7 +200,7 @@ void time_stage(wb::Stage& stage, Launcher<float> candidate, Launcher<float> pre
     stage.check_speed(speed);
 }
 
-}  // namespace
+}   // namespace
 
 namespace stages = wb::stages;   // candidate<K>, previous<K>, current<K>: the launchers of stage K
 
@@ -276,9 +276,9 @@ TEST_CASE("bench: chapter 3", "[.bench]")
     if (!wb::bench_can_run()) return;
     wb::Stream stream;
     const cudaStream_t s = stream.get();
-    const std::vector<std::pair<int64_t, int64_t>> shapes = {
-        {49152, 32},   {49152, 128},  {49152, 512},   {49152, 1024},  {49152, 2048},
-        {49152, 4096}, {49152, 8192}, {24576, 16384}, {12288, 32768}};
+    const std::vector<std::pair<int64_t, int64_t>> shapes = {{49152, 32},   {49152, 128},   {49152, 512},
+                                                             {49152, 1024}, {49152, 2048},  {49152, 4096},
+                                                             {49152, 8192}, {24576, 16384}, {12288, 32768}};
     const int64_t most = 49152 * 8192;
     wb::DeviceBuffer<float> x(most), y(most);
     wb::DeviceBuffer<__half> hx(most), hy(most);
@@ -298,13 +298,12 @@ TEST_CASE("bench: chapter 3", "[.bench]")
         };
         const auto softmax = stages::reference_launchers();   // every stage, float32
         for (int id = 1; id <= wb::generated::kStageCount; ++id) {
-            if (id == 1 && cols > 1024) continue;                              // too slow on long rows
+            if (id == 1 && cols > 1024) continue;                          // too slow on long rows
             if (id == 4 && cols > ch03::kWarpRegistersMaxCols) continue;   // rows in registers only
             row("softmax", wb::stage_label(id), id, "float32", 4, f32(softmax[id - 1]));
         }
-        row("softmax", wb::stage_label(6) + " (fp16)", 6, "float16", 2, [&](cudaStream_t st) {
-            reference::softmax_6_dispatch_half(hx.data(), hy.data(), rows, cols, st);
-        });
+        row("softmax", wb::stage_label(6) + " (fp16)", 6, "float16", 2,
+            [&](cudaStream_t st) { reference::softmax_6_dispatch_half(hx.data(), hy.data(), rows, cols, st); });
         row("log_softmax", wb::stage_label(6), 6, "float32", 4, f32(reference::log_softmax_6_dispatch));
     }
 }

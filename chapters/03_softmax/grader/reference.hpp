@@ -64,4 +64,4 @@ inline double softmax_error_bound(double spread, double depth)
     return 2.0 * (3.0 * spread + 5.0 * depth + 32.0) * 0x1.0p-24;
 }
 
-}  // namespace ch03
+}   // namespace ch03

@@ -30,9 +30,9 @@ constexpr float kHardCodedEps[] = {1e-5f, 1e-6f};
 /// Row lengths every stage must get right: tiny ones (narrow thread groups), around the warp size
 /// and the vector widths, around 1024 and 2048 (the register paths' limits), powers of two and
 /// their neighbours up to 32768, and past the shared memory of any GPU (65537 floats are 256 KB).
-const std::vector<int64_t> kCols = {1,    2,    3,    4,    5,    7,    8,     9,     16,    17,    31,   32,
-                                    33,   63,   64,   65,   100,  127,  128,   129,   255,   256,   257,  500,
-                                    513,  768,  1000, 1023, 1024, 1025, 1536,  2047,  2048,  2049,  3001, 4096,
+const std::vector<int64_t> kCols = {1,    2,    3,    4,     5,     7,     8,     9,     16,   17,   31,   32,
+                                    33,   63,   64,   65,    100,   127,   128,   129,   255,  256,  257,  500,
+                                    513,  768,  1000, 1023,  1024,  1025,  1536,  2047,  2048, 2049, 3001, 4096,
                                     4099, 8191, 8192, 12289, 16384, 16387, 32768, 32771, 65537};
 
 /// Row lengths of the special inputs.
@@ -56,7 +56,9 @@ std::string describe(Special kind)
             return is_half ? "values near 1000 with a spread of 8" : "values near 1e4 with a spread of 1";
         case Special::constant: return "every value of a row equal (variance 0)";
         case Special::huge: return is_half ? "values up to +-3e4" : "values up to +-1e12";
-        case Special::tiny: return is_half ? "values up to +-1e-3 (variance far below eps)" : "values up to +-1e-12 (variance far below eps)";
+        case Special::tiny:
+            return is_half ? "values up to +-1e-3 (variance far below eps)"
+                           : "values up to +-1e-12 (variance far below eps)";
     }
     return "";
 }
@@ -76,7 +78,8 @@ Input<T> make_input(int64_t rows, int64_t cols, wb::Rng& rng, const Special* spe
         }
         switch (*special) {
             case Special::ill_conditioned:
-                for (int64_t c = 0; c < cols; ++c) xr[c] = is_half ? 1000.f + rng.uniform(-8.f, 8.f) : 1e4f + rng.uniform(-1.f, 1.f);
+                for (int64_t c = 0; c < cols; ++c)
+                    xr[c] = is_half ? 1000.f + rng.uniform(-8.f, 8.f) : 1e4f + rng.uniform(-1.f, 1.f);
                 break;
             case Special::constant: std::fill(xr, xr + cols, rng.uniform(-9.f, 9.f)); break;
             case Special::huge:
@@ -121,11 +124,11 @@ wb::Tolerance y_tolerance(const ch04::LayerNormReference& ref)
 /// The outputs of one launch, compared with the reference.
 struct Outcome {
     wb::CompareReport y, mean, rstd;
-    std::vector<float> rstd_got;     ///< for variance_formula_hint
-    std::vector<double> var;         ///< the population variance of each row
-    double rstd_rel = 0.0;           ///< the rstd tolerance (relative)
+    std::vector<float> rstd_got;   ///< for variance_formula_hint
+    std::vector<double> var;       ///< the population variance of each row
+    double rstd_rel = 0.0;         ///< the rstd tolerance (relative)
     int64_t cols = 0;
-    float eps = 0.0f;                ///< the eps of this case
+    float eps = 0.0f;             ///< the eps of this case
     bool naive_reliable = true;   ///< would E[x^2] - E[x]^2 be within the tolerance on this input?
     std::string fixed_eps;        ///< when wrong but right for a fixed eps: the message saying so
     bool ok() const { return y.ok && mean.ok && rstd.ok; }
@@ -174,13 +177,14 @@ Outcome judge_outputs(const Input<T>& in, const Outputs<T>& got, int64_t rows, i
 /// A wrong output that is right for another, fixed eps: the kernel ignored its eps argument.
 template <typename T>
 std::string diagnose_fixed_eps(const Input<T>& in, const Outputs<T>& got, int64_t rows, int64_t cols, float eps,
-                        double depth, const std::string& label)
+                               double depth, const std::string& label)
 {
     for (float fixed : kHardCodedEps) {
         if (fixed == eps) continue;
         if (!judge_outputs(in, got, rows, cols, fixed, depth).ok()) continue;
         return "wrong result for " + label + ": rstd and y are those of " + eps_label(fixed) + ", not of the " +
-               eps_label(eps) + " the launcher was given.\n  likely cause: eps is written into the kernel instead "
+               eps_label(eps) +
+               " the launcher was given.\n  likely cause: eps is written into the kernel instead "
                "of taken from the eps argument (the grader draws eps per case: 1e-5, 1e-3, 0.1, 1).";
     }
     return "";
@@ -233,9 +237,9 @@ void expect(wb::Stage& stage, const Outcome& out, const std::string& label)
                                "(x - mean).";
         // The generic cause (a scale factor, a NaN) would contradict this one: keep what and where only.
         const std::string what = out.rstd.message.substr(0, out.rstd.message.find("\n  likely cause: "));
-        throw wb::StageFailure{wb::Status::wrong, "wrong result for " + label + ": rstd (index = row): " + what +
-                                                      "\n  likely cause: the mean is right but the variance is not: " +
-                                                      cause};
+        throw wb::StageFailure{wb::Status::wrong,
+                               "wrong result for " + label + ": rstd (index = row): " + what +
+                                   "\n  likely cause: the mean is right but the variance is not: " + cause};
     }
     if (!out.y.ok) stage.expect(out.y, label + ": y");
     if (!out.mean.ok) stage.expect(out.mean, label + ": mean (index = row)");
@@ -252,11 +256,12 @@ void show_cancellation(const Outcome& out, const std::string& label)
     }
     std::printf("  note  %s: your output is off (not counted against this stage).\n", label.c_str());
     if (!out.rstd.ok) {
-        std::printf("        rstd of row %lld: yours %s, exact %s. E[x^2] - E[x]^2 subtracts two nearly equal numbers\n"
-                    "        (the values are large next to their spread): their rounding errors are all that is left of\n"
-                    "        the variance. This is cancellation; stage 3 fixes it.\n",
-                    static_cast<long long>(out.rstd.first_bad), wb::format_number(out.rstd.got_at_first).c_str(),
-                    wb::format_number(out.rstd.expected_at_first).c_str());
+        std::printf(
+            "        rstd of row %lld: yours %s, exact %s. E[x^2] - E[x]^2 subtracts two nearly equal numbers\n"
+            "        (the values are large next to their spread): their rounding errors are all that is left of\n"
+            "        the variance. This is cancellation; stage 3 fixes it.\n",
+            static_cast<long long>(out.rstd.first_bad), wb::format_number(out.rstd.got_at_first).c_str(),
+            wb::format_number(out.rstd.expected_at_first).c_str());
     } else {
         std::printf("        %s\n", out.y.message.substr(0, out.y.message.find('\n')).c_str());
     }
@@ -313,10 +318,7 @@ void check_all(wb::Stage& stage, Launcher<T> launch, int64_t max_cols, std::vect
 }
 
 /// The longest row a one-block-per-row shared-memory stage can cache on this GPU (floats).
-int64_t smem_max_cols()
-{
-    return static_cast<int64_t>(wb::device_info().shared_per_block_optin / sizeof(float)) - 64;
-}
+int64_t smem_max_cols() { return static_cast<int64_t>(wb::device_info().shared_per_block_optin / sizeof(float)) - 64; }
 
 /// Checks eight windows of 32 rows of a timed output: the first rows, the last ones and six spread
 /// between (timing inputs are too large for the CPU).
@@ -331,8 +333,8 @@ void recheck_rows(wb::Stage& stage, const wb::DeviceBuffer<float>& dx, const wb:
         const auto ref = ch04::layernorm_reference(xs, gamma, beta, keep, cols, kEps, depth_of(stage.info().id, cols));
         stage.expect(wb::compare(ref.y, ys, y_tolerance<float>(ref), wb::Layout::matrix(keep, cols)),
                      "the timed input after timing, rows " + std::to_string(first) + " to " +
-                         std::to_string(first + keep - 1) + " (row numbers below count from " +
-                         std::to_string(first) + ")");
+                         std::to_string(first + keep - 1) + " (row numbers below count from " + std::to_string(first) +
+                         ")");
     }
 }
 
@@ -366,7 +368,7 @@ void time_stage(wb::Stage& stage, Launcher<float> candidate, Launcher<float> pre
     stage.check_speed(speed);
 }
 
-}  // namespace
+}   // namespace
 
 namespace stages = wb::stages;   // candidate<K>, previous<K>, current<K>: the launchers of stage K
 
@@ -422,9 +424,9 @@ TEST_CASE("bench: chapter 4", "[.bench]")
     if (!wb::bench_can_run()) return;
     wb::Stream stream;
     const cudaStream_t s = stream.get();
-    const std::vector<std::pair<int64_t, int64_t>> shapes = {
-        {49152, 32},   {49152, 128},  {49152, 512},   {49152, 1024},  {49152, 2048},
-        {49152, 4096}, {49152, 8192}, {24576, 16384}, {12288, 32768}};
+    const std::vector<std::pair<int64_t, int64_t>> shapes = {{49152, 32},   {49152, 128},   {49152, 512},
+                                                             {49152, 1024}, {49152, 2048},  {49152, 4096},
+                                                             {49152, 8192}, {24576, 16384}, {12288, 32768}};
     const int64_t most = 49152 * 8192;
     const int64_t widest = 32768;
     wb::DeviceBuffer<float> x(most), y(most), gamma(widest), beta(widest), mean(49152), rstd(49152);

@@ -16,10 +16,10 @@ namespace ch04 {
 /// The exact outputs of one LayerNorm, and how far a correct float kernel may be from them.
 struct LayerNormReference {
     std::vector<double> y, mean, rstd;
-    std::vector<double> var;  ///< the population variance of each row, sum((x - mean)^2) / cols
-    double y_abs = 0.0;      ///< bound on |y error| (float arithmetic, before rounding y to T)
-    double mean_abs = 0.0;   ///< bound on |mean error|
-    double rstd_rel = 0.0;   ///< bound on the relative rstd error
+    std::vector<double> var;   ///< the population variance of each row, sum((x - mean)^2) / cols
+    double y_abs = 0.0;        ///< bound on |y error| (float arithmetic, before rounding y to T)
+    double mean_abs = 0.0;     ///< bound on |mean error|
+    double rstd_rel = 0.0;     ///< bound on the relative rstd error
 };
 
 /// LayerNorm of every row in double, with the error bounds of README.md ("Tolerances"), each the
@@ -30,9 +30,8 @@ struct LayerNormReference {
 ///   rstd:  er = dv / (2 (var + eps)) + 3 u     (relative; rsqrtf adds 2 ulps)
 ///   y:     G (dm r + X er + 2 u X) + 2 u (G X + B)
 template <typename T>
-LayerNormReference layernorm_reference(const std::vector<T>& x, const std::vector<T>& gamma,
-                                       const std::vector<T>& beta, std::int64_t rows, std::int64_t cols, double eps,
-                                       double depth)
+LayerNormReference layernorm_reference(const std::vector<T>& x, const std::vector<T>& gamma, const std::vector<T>& beta,
+                                       std::int64_t rows, std::int64_t cols, double eps, double depth)
 {
     constexpr double u = 0x1.0p-24;
     LayerNormReference ref;
@@ -83,7 +82,8 @@ LayerNormReference layernorm_reference(const std::vector<T>& x, const std::vecto
 /// Whether @p got is @p alternative within the relative tolerance (NaN matches NaN, inf matches inf).
 inline bool matches_within(double alternative, double got, double rel)
 {
-    if (std::isnan(alternative) || std::isinf(alternative)) return std::isnan(alternative) ? std::isnan(got) : got == alternative;
+    if (std::isnan(alternative) || std::isinf(alternative))
+        return std::isnan(alternative) ? std::isnan(got) : got == alternative;
     return std::isfinite(got) && std::fabs(got - alternative) <= rel * std::fabs(alternative) + 1e-30;
 }
 
@@ -118,4 +118,4 @@ inline std::string variance_formula_hint(const std::vector<double>& var, const s
     return "";
 }
 
-}  // namespace ch04
+}   // namespace ch04

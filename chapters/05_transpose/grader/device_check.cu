@@ -20,8 +20,8 @@ struct Counters {
 
 /// One thread per output element (grid-stride): out[o] must equal in[r * cols + c] bit for bit,
 /// where o = c * rows + r.
-__global__ void compare_transpose_kernel(const float* __restrict__ in, const float* __restrict__ out,
-                                         std::int64_t rows, std::int64_t cols, Counters* counters)
+__global__ void compare_transpose_kernel(const float* __restrict__ in, const float* __restrict__ out, std::int64_t rows,
+                                         std::int64_t cols, Counters* counters)
 {
     const std::int64_t n = rows * cols;
     const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
@@ -45,7 +45,7 @@ float element(const float* device, std::int64_t index)
     return value;
 }
 
-}  // namespace
+}   // namespace
 
 wb::CompareReport compare_transpose_on_device(const float* in, const float* out, std::int64_t rows, std::int64_t cols,
                                               cudaStream_t stream)
@@ -90,14 +90,16 @@ wb::CompareReport compare_transpose_on_device(const float* in, const float* out,
             (never_written ? std::string("nothing (never written)") : wb::format_number(report.got_at_first)) +
             " (tolerance: exact; checked on the GPU, every element)";
     if (report.untouched == report.bad) {
-        text += "\n  likely cause: parts of the output were never written: does the grid cover all "
-                "ceil(rows / tile) x ceil(cols / tile) tiles, in the right order (x along which dimension)?";
+        text +=
+            "\n  likely cause: parts of the output were never written: does the grid cover all "
+            "ceil(rows / tile) x ceil(cols / tile) tiles, in the right order (x along which dimension)?";
     } else if (report.untouched == 0) {
-        text += "\n  likely cause: values landed in the wrong place: check which index runs along the rows "
-                "and which along the columns, on both the load and the store side.";
+        text +=
+            "\n  likely cause: values landed in the wrong place: check which index runs along the rows "
+            "and which along the columns, on both the load and the store side.";
     }
     report.message = text;
     return report;
 }
 
-}  // namespace ch05
+}   // namespace ch05

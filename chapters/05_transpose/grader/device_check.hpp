@@ -20,4 +20,4 @@ namespace ch05 {
 wb::CompareReport compare_transpose_on_device(const float* in, const float* out, std::int64_t rows, std::int64_t cols,
                                               cudaStream_t stream);
 
-}  // namespace ch05
+}   // namespace ch05

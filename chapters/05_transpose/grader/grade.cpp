@@ -23,11 +23,10 @@ using Launcher = void (*)(const float*, float*, int64_t, int64_t, cudaStream_t);
 /// needs even cols for its loads and even rows for its stores), whole tiles with partial edges,
 /// tall and wide shapes.
 const std::vector<std::pair<int64_t, int64_t>> kShapes = {
-    {1, 1},     {1, 7},     {7, 1},      {2, 3},       {1, 1000},    {1000, 1},   {31, 33},
-    {32, 32},   {33, 17},   {17, 33},    {63, 65},     {64, 64},     {65, 129},   {100, 3},
-    {3, 1000},  {128, 256}, {1000, 3001}, {3001, 1000}, {1001, 1024}, {1024, 1001}, {4096, 68},
-    {68, 4100}, {2048, 2048}, {2050, 4097}, {4097, 2050},
-    {70001, 3}, {3, 70001}};   // more rows, or columns, than a grid's y dimension holds (65535)
+    {1, 1},     {1, 7},       {7, 1},       {2, 3},       {1, 1000},    {1000, 1},    {31, 33},
+    {32, 32},   {33, 17},     {17, 33},     {63, 65},     {64, 64},     {65, 129},    {100, 3},
+    {3, 1000},  {128, 256},   {1000, 3001}, {3001, 1000}, {1001, 1024}, {1024, 1001}, {4096, 68},
+    {68, 4100}, {2048, 2048}, {2050, 4097}, {4097, 2050}, {70001, 3},   {3, 70001}};   // more rows, or columns, than a grid's y dimension holds (65535)
 
 /// Shapes at the contract's limit (500000 on one side), checked on a GPU only: a grid.y of
 /// ceil(side / 4) or ceil(side / 2) is rejected there (the contract promises only ceil(side / 8)).
@@ -49,10 +48,7 @@ std::vector<float> matrix_values(int64_t n, wb::Rng& rng)
     return v;
 }
 
-std::string shape_label(int64_t rows, int64_t cols)
-{
-    return std::to_string(rows) + " x " + std::to_string(cols);
-}
+std::string shape_label(int64_t rows, int64_t cols) { return std::to_string(rows) + " x " + std::to_string(cols); }
 
 /// A small failing shape rarely shows a tiled kernel's pattern (a 1 x 7 matrix fills one corner of one
 /// tile, the rest of the tile is whatever shared memory held). So when a failure names no pattern, the
@@ -115,9 +111,7 @@ void time_transpose(wb::Stage& stage, Launcher transpose, Launcher previous, Lau
     const int64_t rows = kTimedRows, cols = kTimedCols, n = rows * cols;
     wb::DeviceBuffer<float> in(n), out(n);
     wb::fill_uniform_device(in.data(), n, wb::seed() + 52, -1.f, 1.f, stage.stream());
-    auto launch_of = [&](Launcher f) {
-        return [&, f](cudaStream_t s) { f(in.data(), out.data(), rows, cols, s); };
-    };
+    auto launch_of = [&](Launcher f) { return [&, f](cudaStream_t s) { f(in.data(), out.data(), rows, cols, s); }; };
     wb::SpeedCase speed;
     speed.description = shape_label(rows, cols) + " floats";
     speed.candidate = launch_of(transpose);
@@ -152,11 +146,13 @@ std::string transpose_idea_missing(int stage_id, const std::vector<wb::KernelFac
                "out transposed, so that the writes are coalesced too.";
     }
     if (stage_id == 5 && per_thread < 8) {
-        return "each thread moves " + std::to_string(per_thread) + " elements. This stage keeps the padded 32 x 32 "
+        return "each thread moves " + std::to_string(per_thread) +
+               " elements. This stage keeps the padded 32 x 32 "
                "tile with 32 x 4 threads, so that each thread moves eight (more loads in flight per thread).";
     }
     if (stage_id == 6 && fewest_per_block < 64 * 64) {
-        return "a block moves " + std::to_string(fewest_per_block) + " elements. This stage moves a 64 x 64 tile "
+        return "a block moves " + std::to_string(fewest_per_block) +
+               " elements. This stage moves a 64 x 64 tile "
                "per block, with float2 accesses.";
     }
     return "";
@@ -167,10 +163,9 @@ void check_transpose_idea(wb::Stage& stage, Launcher transpose, int stage_id)
     const int64_t side = 256, n = side * side;
     wb::DeviceBuffer<float> in(n), out(n);
     wb::fill_uniform_device(in.data(), n, wb::seed() + 53, -1.f, 1.f, stage.stream());
-    stage.check_idea([&](cudaStream_t s) { transpose(in.data(), out.data(), side, side, s); },
-                     [&](const std::vector<wb::KernelFacts>& kernels) {
-                         return transpose_idea_missing(stage_id, kernels, n);
-                     });
+    stage.check_idea(
+        [&](cudaStream_t s) { transpose(in.data(), out.data(), side, side, s); },
+        [&](const std::vector<wb::KernelFacts>& kernels) { return transpose_idea_missing(stage_id, kernels, n); });
 }
 
 /// The same stages, instrumented, for the emulator's memory-behaviour counters (chapter_grader.hpp).
@@ -206,7 +201,7 @@ void grade(wb::Stage& stage, Launcher candidate_stage, Launcher previous, Launch
     time_transpose(stage, candidate_stage, previous, current);
 }
 
-}  // namespace
+}   // namespace
 
 /// Every stage: the shapes of grade(), then timed against reference stages K - 1 and K.
 template <int K>
@@ -231,10 +226,11 @@ TEST_CASE("bench: chapter 5", "[.bench]")
         wb::DeviceBuffer<float> in(n), out(n);
         wb::fill_uniform_device(in.data(), n, 7, -1.f, 1.f, s);
         wb::print_bench_row({"copy", "cudaMemcpyAsync device to device", shape, "float32",
-                             wb::median_ms(s, [&](cudaStream_t st) {
-                                 WB_CUDA_CHECK(cudaMemcpyAsync(out.data(), in.data(), n * sizeof(float),
-                                                               cudaMemcpyDeviceToDevice, st));
-                             }),
+                             wb::median_ms(s,
+                                           [&](cudaStream_t st) {
+                                               WB_CUDA_CHECK(cudaMemcpyAsync(out.data(), in.data(), n * sizeof(float),
+                                                                             cudaMemcpyDeviceToDevice, st));
+                                           }),
                              bytes, 0.0, 0});
         for (int id = 1; id <= wb::generated::kStageCount; ++id) {
             const Launcher f = stages[id - 1];

@@ -18,4 +18,4 @@ inline std::vector<double> transpose_reference(const std::vector<float>& in, std
     return out;
 }
 
-}  // namespace ch05
+}   // namespace ch05

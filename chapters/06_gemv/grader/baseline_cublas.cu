@@ -14,7 +14,8 @@ namespace {
 void check_cublas(cublasStatus_t status, const char* what)
 {
     if (status != CUBLAS_STATUS_SUCCESS) {
-        throw std::runtime_error(std::string("cuBLAS error ") + std::to_string(static_cast<int>(status)) + " in " + what);
+        throw std::runtime_error(std::string("cuBLAS error ") + std::to_string(static_cast<int>(status)) + " in " +
+                                 what);
     }
 }
 
@@ -28,7 +29,7 @@ cublasHandle_t handle()
     return h;
 }
 
-}  // namespace
+}   // namespace
 
 void cublas_gemv(const float* A, const float* x, float* y, std::int64_t M, std::int64_t K, cudaStream_t stream)
 {
@@ -44,4 +45,4 @@ void cublas_gemv(const float* A, const float* x, float* y, std::int64_t M, std::
                  "cublasSgemv");
 }
 
-}  // namespace ch06
+}   // namespace ch06

@@ -14,4 +14,4 @@ namespace ch06 {
 /// first call and kept; every call runs on @p stream.
 void cublas_gemv(const float* A, const float* x, float* y, std::int64_t M, std::int64_t K, cudaStream_t stream);
 
-}  // namespace ch06
+}   // namespace ch06

@@ -22,12 +22,12 @@ struct Shape {
 /// and above every group width of stage 4 (4, 8, 16, 32, 64, 128 floats); tall (M >> K), wide
 /// (K >> M) and square; and shapes that reach every branch of stage 6's dispatch (K / 4 = 1, 2, 4,
 /// up to 32, up to 255, from 256 on, and K % 4 != 0).
-const std::vector<Shape> kShapes = {
-    {1, 1},      {1, 3},      {3, 1},      {7, 5},       {33, 33},    {1, 1001},   {1001, 1},   {1000, 3},
-    {3, 1000},   {100, 4},    {100, 8},    {257, 16},    {257, 32},   {129, 64},   {1000, 128}, {65, 127},
-    {64, 129},   {500, 200},  {1001, 1001}, {5000, 33},  {20000, 16}, {30001, 4},  {10000, 8},  {2, 100003},
-    {64, 65536}, {20000, 260}, {40000, 32}, {100, 1020}, {300, 1024}, {3, 4096},
-    {70001, 3}};   // more rows than a grid's y dimension holds (65535)
+const std::vector<Shape> kShapes = {{1, 1},       {1, 3},       {3, 1},      {7, 5},      {33, 33},    {1, 1001},
+                                    {1001, 1},    {1000, 3},    {3, 1000},   {100, 4},    {100, 8},    {257, 16},
+                                    {257, 32},    {129, 64},    {1000, 128}, {65, 127},   {64, 129},   {500, 200},
+                                    {1001, 1001}, {5000, 33},   {20000, 16}, {30001, 4},  {10000, 8},  {2, 100003},
+                                    {64, 65536},  {20000, 260}, {40000, 32}, {100, 1020}, {300, 1024}, {3, 4096},
+                                    {70001, 3}};   // more rows than a grid's y dimension holds (65535)
 
 /// Checked on a GPU only: more rows than 16 per block along y could cover (a warp per row, 8 or 16
 /// rows per block, on gridDim.y).
@@ -48,8 +48,8 @@ wb::Tolerance dot_tolerance(const ch06::GemvReference& ref, int64_t K)
 }
 
 /// Runs @p gemv once on the given inputs and compares y with the CPU reference.
-void check_once(wb::Stage& stage, Launcher gemv, const std::vector<float>& A, const std::vector<float>& x, const Shape& s,
-                bool exact, const std::string& label)
+void check_once(wb::Stage& stage, Launcher gemv, const std::vector<float>& A, const std::vector<float>& x,
+                const Shape& s, bool exact, const std::string& label)
 {
     wb::DeviceBuffer<float> dA(A), dx(x), dy(static_cast<std::size_t>(s.M));
     dy.poison();
@@ -119,7 +119,7 @@ void time_gemv(wb::Stage& stage, Launcher gemv, Launcher previous, Launcher curr
     stage.check_speed(speed);
 }
 
-}  // namespace
+}   // namespace
 
 namespace stages = wb::stages;   // candidate<K>, previous<K>, current<K>: the launchers of stage K
 
@@ -194,13 +194,14 @@ TEST_CASE("bench: chapter 6", "[.bench]")
     for (const Shape& shape : kBenchShapes) {
         const std::string label = "[" + std::to_string(shape.M) + ", " + std::to_string(shape.K) + "]";
         auto time = [&](Launcher f) {
-            return wb::median_ms(s, [&](cudaStream_t st) { f(in.A.data(), in.x.data(), in.y.data(), shape.M, shape.K, st); });
+            return wb::median_ms(
+                s, [&](cudaStream_t st) { f(in.A.data(), in.x.data(), in.y.data(), shape.M, shape.K, st); });
         };
-        wb::print_bench_row({"gemv", "cuBLAS cublasSgemv", label, "float32", time(ch06::cublas_gemv), gemv_bytes(shape),
-                             0.0, 0});
+        wb::print_bench_row(
+            {"gemv", "cuBLAS cublasSgemv", label, "float32", time(ch06::cublas_gemv), gemv_bytes(shape), 0.0, 0});
         for (int id = 1; id <= wb::generated::kStageCount; ++id) {
-            wb::print_bench_row({"gemv", wb::stage_label(id), label, "float32", time(ladder[id - 1]), gemv_bytes(shape),
-                                 0.0, id});
+            wb::print_bench_row(
+                {"gemv", wb::stage_label(id), label, "float32", time(ladder[id - 1]), gemv_bytes(shape), 0.0, id});
         }
     }
 }

@@ -35,4 +35,4 @@ inline GemvReference gemv_reference(const std::vector<float>& A, const std::vect
     return ref;
 }
 
-}  // namespace ch06
+}   // namespace ch06

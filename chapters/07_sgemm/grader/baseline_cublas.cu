@@ -32,7 +32,7 @@ cublasHandle_t handle()
     return h;
 }
 
-}  // namespace
+}   // namespace
 
 void cublas_sgemm(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C,
                   cudaStream_t stream)
@@ -40,8 +40,7 @@ void cublas_sgemm(int M, int N, int K, float alpha, const float* A, const float*
     cublasHandle_t h = handle();
     check_cublas(cublasSetStream(h, stream), "cublasSetStream");
     // Row-major C (M x N) is column-major C^T (N x M) = B^T (N x K) * A^T (K x M).
-    check_cublas(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &alpha, B, N, A, K, &beta, C, N),
-                 "cublasSgemm");
+    check_cublas(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &alpha, B, N, A, K, &beta, C, N), "cublasSgemm");
 }
 
-}  // namespace ch07
+}   // namespace ch07

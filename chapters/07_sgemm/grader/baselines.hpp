@@ -17,4 +17,4 @@ namespace ch07 {
 void cublas_sgemm(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C,
                   cudaStream_t stream);
 
-}  // namespace ch07
+}   // namespace ch07

@@ -34,23 +34,19 @@ std::string describe(const Case& c)
 /// Checked against the float64 CPU reference. The first case has beta = 0 and a NaN-filled C, so an
 /// untouched skeleton leaves every element unwritten and reports "not implemented yet".
 const Case kSmallCases[] = {
-    {17, 33, 65, 1.25f, 0.0f},     // none of the sizes is a multiple of anything
-    {1, 1, 1, 1.5f, -0.75f},       // the smallest problem
-    {1, 1, 1, 2.0f, 0.0f},
-    {17, 33, 65, 1.5f, -0.75f},
-    {2, 3, 4, -1.0f, 1.0f},
-    {31, 32, 33, 0.5f, 2.0f},      // around a warp
-    {33, 31, 7, 1.0f, 0.0f},
-    {64, 64, 64, 1.0f, 1.0f},      // exact tiles
-    {128, 128, 8, -0.5f, 0.25f},   // exactly one 128 x 128 x 8 tile
-    {129, 127, 9, 1.5f, -0.75f},   // one more and one less than a tile
-    {1, 300, 77, 1.25f, 0.5f},     // a single row
-    {300, 1, 77, 1.25f, 0.5f},     // a single column
-    {5, 4, 1024, 1.0f, 0.0f},      // long dot products
-    {7, 130, 1, 3.0f, -1.0f},      // K = 1
-    {130, 66, 2, 0.75f, 1.5f},     // K smaller than any K step
-    {65, 67, 300, -1.25f, 0.5f},
-    {256, 257, 31, 1.0f, -1.0f},
+    {17, 33, 65, 1.25f, 0.0f},   // none of the sizes is a multiple of anything
+    {1, 1, 1, 1.5f, -0.75f},     // the smallest problem
+    {1, 1, 1, 2.0f, 0.0f},       {17, 33, 65, 1.5f, -0.75f},
+    {2, 3, 4, -1.0f, 1.0f},      {31, 32, 33, 0.5f, 2.0f},   // around a warp
+    {33, 31, 7, 1.0f, 0.0f},     {64, 64, 64, 1.0f, 1.0f},   // exact tiles
+    {128, 128, 8, -0.5f, 0.25f},                             // exactly one 128 x 128 x 8 tile
+    {129, 127, 9, 1.5f, -0.75f},                             // one more and one less than a tile
+    {1, 300, 77, 1.25f, 0.5f},                               // a single row
+    {300, 1, 77, 1.25f, 0.5f},                               // a single column
+    {5, 4, 1024, 1.0f, 0.0f},                                // long dot products
+    {7, 130, 1, 3.0f, -1.0f},                                // K = 1
+    {130, 66, 2, 0.75f, 1.5f},                               // K smaller than any K step
+    {65, 67, 300, -1.25f, 0.5f}, {256, 257, 31, 1.0f, -1.0f},
 };
 
 /// Checked against cuBLAS: shapes too large for a quick CPU reference, with every alignment case
@@ -58,11 +54,11 @@ const Case kSmallCases[] = {
 const Case kLargeCases[] = {
     {1000, 999, 1001, 1.5f, -0.75f},   // the shape: nothing is a multiple of anything
     {999, 1000, 131, 1.0f, 0.0f},
-    {1024, 1024, 256, -0.5f, 2.0f},    // every tile full
-    {129, 4100, 516, 1.25f, 0.5f},     // K and N multiples of 4 (float4 path), M one past a tile
-    {515, 516, 1027, 1.25f, 0.5f},     // N multiple of 4, K not
-    {516, 517, 1028, 0.75f, -1.5f},    // K multiple of 4, N not
-    {3, 2000, 4099, 1.0f, 1.0f},       // three long rows
+    {1024, 1024, 256, -0.5f, 2.0f},   // every tile full
+    {129, 4100, 516, 1.25f, 0.5f},    // K and N multiples of 4 (float4 path), M one past a tile
+    {515, 516, 1027, 1.25f, 0.5f},    // N multiple of 4, K not
+    {516, 517, 1028, 0.75f, -1.5f},   // K multiple of 4, N not
+    {3, 2000, 4099, 1.0f, 1.0f},      // three long rows
     // Enough tiles for stage 8's larger tile shapes on a GPU of about 132 SMs (the shapes above are
     // small enough for its smallest one): 128 x 256 tiles, aligned and not, then 128 x 128 tiles.
     // K stays small: it does not change which tile shape is used, only the time of the check.
@@ -109,7 +105,8 @@ void check_small(wb::Stage& stage, Sgemm sgemm)
         if (c.beta == 0.0f) {
             report = ch07::diagnose_beta_zero(report, got, ref.c, C, [&] {
                 dC.upload(C);
-                stage.run([&](cudaStream_t s) { sgemm(c.M, c.N, c.K, c.alpha, dA.data(), dB.data(), c.beta, dC.data(), s); });
+                stage.run(
+                    [&](cudaStream_t s) { sgemm(c.M, c.N, c.K, c.alpha, dA.data(), dB.data(), c.beta, dC.data(), s); });
                 return dC.download();
             });
         }
@@ -149,7 +146,8 @@ void check_against_cublas(wb::Stage& stage, Sgemm sgemm, const Case& c, std::uin
         const std::vector<float> finite_c(static_cast<std::size_t>(mn), 0.25f);   // any finite value will do
         report = ch07::diagnose_beta_zero(report, got, expected, finite_c, [&] {
             C.upload(finite_c);
-            stage.run([&](cudaStream_t st) { sgemm(c.M, c.N, c.K, c.alpha, A.data(), B.data(), c.beta, C.data(), st); });
+            stage.run(
+                [&](cudaStream_t st) { sgemm(c.M, c.N, c.K, c.alpha, A.data(), B.data(), c.beta, C.data(), st); });
             return C.download();
         });
     }
@@ -184,7 +182,9 @@ void time_stage(wb::Stage& stage, Sgemm candidate_fn, Sgemm previous, Sgemm curr
     auto launch_of = [&](Sgemm f) {
         return [&, f](cudaStream_t s) { f(n, n, n, 1.0f, A.data(), B.data(), 0.0f, C.data(), s); };
     };
-    const wb::Launch cublas = [&](cudaStream_t s) { ch07::cublas_sgemm(n, n, n, 1.0f, A.data(), B.data(), 0.0f, R.data(), s); };
+    const wb::Launch cublas = [&](cudaStream_t s) {
+        ch07::cublas_sgemm(n, n, n, 1.0f, A.data(), B.data(), 0.0f, R.data(), s);
+    };
     const std::string shape = std::to_string(n) + "^3";
 
     wb::SpeedCase speed;
@@ -203,8 +203,8 @@ void time_stage(wb::Stage& stage, Sgemm candidate_fn, Sgemm previous, Sgemm curr
                                  wb::Layout::matrix(n, n)),
                      "the timed " + shape + " inputs, after timing, against cuBLAS");
         // The fraction of cuBLAS this stage reaches, the two timed interleaved on the same inputs.
-        const std::vector<double> ms = wb::interleaved_median_ms(stage.stream(), {launch_of(candidate_fn), cublas},
-                                                                 wb::TimingPlan{2, 10});
+        const std::vector<double> ms =
+            wb::interleaved_median_ms(stage.stream(), {launch_of(candidate_fn), cublas}, wb::TimingPlan{2, 10});
         const double tflops = speed.flops / (ms[0] * 1e-3) / 1e12;
         const double cublas_tflops = speed.flops / (ms[1] * 1e-3) / 1e12;
         std::printf("        cuBLAS SGEMM (TF32 off) at %s: %.2f TFLOP/s; this stage reaches %.1f%% of it\n",
@@ -220,7 +220,7 @@ void time_stage(wb::Stage& stage, Sgemm candidate_fn, Sgemm previous, Sgemm curr
 constexpr int kSmallTimed = 2048;
 constexpr int kLargeTimed = 4096;
 
-}  // namespace
+}   // namespace
 
 namespace stages = wb::stages;   // candidate<K>, previous<K>, current<K>: the launchers of stage K
 

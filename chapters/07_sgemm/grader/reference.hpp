@@ -94,8 +94,8 @@ inline wb::Tolerance statistical_tolerance(int K, double alpha, double amax, dou
 /// were NaN and now hold a written, finite value come from a read of C. Returns @p report unchanged
 /// when that is not what happened (a kernel that writes nothing leaves the finite C as it was).
 inline wb::CompareReport diagnose_beta_zero(const wb::CompareReport& report, const std::vector<float>& got,
-                                     const std::vector<double>& expected, const std::vector<float>& finite_c,
-                                     const std::function<std::vector<float>()>& rerun_with_finite_c)
+                                            const std::vector<double>& expected, const std::vector<float>& finite_c,
+                                            const std::function<std::vector<float>()>& rerun_with_finite_c)
 {
     if (report.ok) return report;
     std::int64_t nan_outputs = 0;
@@ -120,4 +120,4 @@ inline wb::CompareReport diagnose_beta_zero(const wb::CompareReport& report, con
     return read_c;
 }
 
-}  // namespace ch07
+}   // namespace ch07

@@ -38,8 +38,8 @@ struct bit_xor {
 
 /// Combines @p value over the lanes of @p tile with @p op; every lane gets the result.
 template <unsigned Size, class ParentT, class T, class Op>
-T reduce(const thread_block_tile<Size, ParentT>& tile, T value, Op op,
-         const char* emu_file = __builtin_FILE(), int emu_line = __builtin_LINE())
+T reduce(const thread_block_tile<Size, ParentT>& tile, T value, Op op, const char* emu_file = __builtin_FILE(),
+         int emu_line = __builtin_LINE())
 {
     for (unsigned offset = Size / 2; offset > 0; offset /= 2) {
         value = op(value, tile.shfl_xor(value, offset, emu_file, emu_line));
@@ -47,4 +47,4 @@ T reduce(const thread_block_tile<Size, ParentT>& tile, T value, Op op,
     return value;
 }
 
-}  // namespace cooperative_groups
+}   // namespace cooperative_groups

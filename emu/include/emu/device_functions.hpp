@@ -23,9 +23,24 @@
 namespace emu::detail {
 
 enum class WarpOp : int {
-    sync, shfl, shfl_up, shfl_down, shfl_xor, ballot, any, all,
-    reduce_add, reduce_min_signed, reduce_max_signed, reduce_min, reduce_max, reduce_and, reduce_or, reduce_xor,
-    match_any, match_all,
+    sync,
+    shfl,
+    shfl_up,
+    shfl_down,
+    shfl_xor,
+    ballot,
+    any,
+    all,
+    reduce_add,
+    reduce_min_signed,
+    reduce_max_signed,
+    reduce_min,
+    reduce_max,
+    reduce_and,
+    reduce_or,
+    reduce_xor,
+    match_any,
+    match_all,
 };
 enum class BarrierKind : int { plain, count, all, any };
 
@@ -67,7 +82,7 @@ T from_bits(std::uint64_t bits)
     return v;
 }
 
-}  // namespace emu::detail
+}   // namespace emu::detail
 
 #define EMU_SITE const char *emu_file = __builtin_FILE(), int emu_line = __builtin_LINE()
 
@@ -78,8 +93,8 @@ inline void __syncthreads(EMU_SITE)
 }
 inline int __syncthreads_count(int predicate, EMU_SITE)
 {
-    return emu::detail::block_barrier(emu::detail::BarrierKind::count, predicate != 0, "__syncthreads_count()", emu_file,
-                                      emu_line);
+    return emu::detail::block_barrier(emu::detail::BarrierKind::count, predicate != 0, "__syncthreads_count()",
+                                      emu_file, emu_line);
 }
 inline int __syncthreads_and(int predicate, EMU_SITE)
 {
@@ -108,13 +123,13 @@ inline std::size_t __cvta_generic_to_shared(const void* p, EMU_SITE)
 }
 
 // ---- warp shuffles and votes ------------------------------------------------------------------------
-#define EMU_SHUFFLE(name, op)                                                                              \
-    template <class T>                                                                                     \
-    inline T name(unsigned mask, T var, int lane_or_delta, int width = warpSize, EMU_SITE)                 \
-    {                                                                                                      \
-        return emu::detail::from_bits<T>(emu::detail::warp_op(emu::detail::WarpOp::op, mask,              \
-                                                               emu::detail::to_bits(var), lane_or_delta,   \
-                                                               width, #name, emu_file, emu_line));         \
+#define EMU_SHUFFLE(name, op)                                                                                         \
+    template <class T>                                                                                                \
+    inline T name(unsigned mask, T var, int lane_or_delta, int width = warpSize, EMU_SITE)                            \
+    {                                                                                                                 \
+        return emu::detail::from_bits<T>(emu::detail::warp_op(emu::detail::WarpOp::op, mask,                          \
+                                                              emu::detail::to_bits(var), lane_or_delta, width, #name, \
+                                                              emu_file, emu_line));                                   \
     }
 EMU_SHUFFLE(__shfl_sync, shfl)
 EMU_SHUFFLE(__shfl_up_sync, shfl_up)
@@ -146,18 +161,18 @@ inline unsigned __match_any_sync(unsigned mask, T value, EMU_SITE)
 template <class T>
 inline unsigned __match_all_sync(unsigned mask, T value, int* pred, EMU_SITE)
 {
-    const unsigned result = static_cast<unsigned>(emu::detail::warp_op(
-        emu::detail::WarpOp::match_all, mask, emu::detail::to_bits(value), 0, 32, "__match_all_sync", emu_file, emu_line));
+    const unsigned result =
+        static_cast<unsigned>(emu::detail::warp_op(emu::detail::WarpOp::match_all, mask, emu::detail::to_bits(value), 0,
+                                                   32, "__match_all_sync", emu_file, emu_line));
     *pred = result != 0;
     return result;
 }
 
-#define EMU_REDUCE(name, T, op)                                                                             \
-    inline T name(unsigned mask, T value, EMU_SITE)                                                        \
-    {                                                                                                       \
-        return static_cast<T>(emu::detail::warp_op(emu::detail::WarpOp::op, mask,                          \
-                                                   static_cast<std::uint32_t>(value), 0, 32, #name,         \
-                                                   emu_file, emu_line));                                    \
+#define EMU_REDUCE(name, T, op)                                                                                      \
+    inline T name(unsigned mask, T value, EMU_SITE)                                                                  \
+    {                                                                                                                \
+        return static_cast<T>(emu::detail::warp_op(emu::detail::WarpOp::op, mask, static_cast<std::uint32_t>(value), \
+                                                   0, 32, #name, emu_file, emu_line));                               \
     }
 EMU_REDUCE(__reduce_add_sync, unsigned, reduce_add)
 EMU_REDUCE(__reduce_add_sync, int, reduce_add)
@@ -175,7 +190,8 @@ namespace emu::detail {
 template <class T, class F>
 T atomic_update(T* address, F f)
 {
-    using Bits = std::conditional_t<sizeof(T) == 2, std::uint16_t, std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>>;
+    using Bits = std::conditional_t<sizeof(T) == 2, std::uint16_t,
+                                    std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>>;
     static_assert(sizeof(T) == sizeof(Bits), "atomics on 2, 4 or 8 bytes");
     Bits* word = reinterpret_cast<Bits*>(address);
     Bits expected = __atomic_load_n(word, __ATOMIC_RELAXED);
@@ -184,30 +200,31 @@ T atomic_update(T* address, F f)
         const T next = f(old);
         Bits desired = 0;
         std::memcpy(&desired, &next, sizeof(T));
-        if (__atomic_compare_exchange_n(word, &expected, desired, false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) return old;
+        if (__atomic_compare_exchange_n(word, &expected, desired, false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+            return old;
     }
 }
-}  // namespace emu::detail
+}   // namespace emu::detail
 
-#define EMU_ATOMIC_INTEGER(T)                                                                                \
-    inline T atomicAdd(T* a, T v) { return __atomic_fetch_add(a, v, __ATOMIC_SEQ_CST); }                      \
-    inline T atomicSub(T* a, T v) { return __atomic_fetch_sub(a, v, __ATOMIC_SEQ_CST); }                      \
-    inline T atomicExch(T* a, T v) { return __atomic_exchange_n(a, v, __ATOMIC_SEQ_CST); }                    \
-    inline T atomicAnd(T* a, T v) { return __atomic_fetch_and(a, v, __ATOMIC_SEQ_CST); }                      \
-    inline T atomicOr(T* a, T v) { return __atomic_fetch_or(a, v, __ATOMIC_SEQ_CST); }                        \
-    inline T atomicXor(T* a, T v) { return __atomic_fetch_xor(a, v, __ATOMIC_SEQ_CST); }                      \
-    inline T atomicMax(T* a, T v)                                                                            \
-    {                                                                                                        \
-        return emu::detail::atomic_update(a, [v](T old) { return old > v ? old : v; });                     \
-    }                                                                                                        \
-    inline T atomicMin(T* a, T v)                                                                            \
-    {                                                                                                        \
-        return emu::detail::atomic_update(a, [v](T old) { return old < v ? old : v; });                     \
-    }                                                                                                        \
-    inline T atomicCAS(T* a, T compare, T v)                                                                 \
-    {                                                                                                        \
-        __atomic_compare_exchange_n(a, &compare, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);              \
-        return compare;                                                                                      \
+#define EMU_ATOMIC_INTEGER(T)                                                                   \
+    inline T atomicAdd(T* a, T v) { return __atomic_fetch_add(a, v, __ATOMIC_SEQ_CST); }        \
+    inline T atomicSub(T* a, T v) { return __atomic_fetch_sub(a, v, __ATOMIC_SEQ_CST); }        \
+    inline T atomicExch(T* a, T v) { return __atomic_exchange_n(a, v, __ATOMIC_SEQ_CST); }      \
+    inline T atomicAnd(T* a, T v) { return __atomic_fetch_and(a, v, __ATOMIC_SEQ_CST); }        \
+    inline T atomicOr(T* a, T v) { return __atomic_fetch_or(a, v, __ATOMIC_SEQ_CST); }          \
+    inline T atomicXor(T* a, T v) { return __atomic_fetch_xor(a, v, __ATOMIC_SEQ_CST); }        \
+    inline T atomicMax(T* a, T v)                                                               \
+    {                                                                                           \
+        return emu::detail::atomic_update(a, [v](T old) { return old > v ? old : v; });         \
+    }                                                                                           \
+    inline T atomicMin(T* a, T v)                                                               \
+    {                                                                                           \
+        return emu::detail::atomic_update(a, [v](T old) { return old < v ? old : v; });         \
+    }                                                                                           \
+    inline T atomicCAS(T* a, T compare, T v)                                                    \
+    {                                                                                           \
+        __atomic_compare_exchange_n(a, &compare, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); \
+        return compare;                                                                         \
     }
 EMU_ATOMIC_INTEGER(int)
 EMU_ATOMIC_INTEGER(unsigned int)
@@ -360,7 +377,10 @@ inline unsigned __brev(unsigned x)
 inline int __mul24(int x, int y) { return ((x << 8) >> 8) * ((y << 8) >> 8); }
 inline unsigned __umul24(unsigned x, unsigned y) { return (x & 0xffffffu) * (y & 0xffffffu); }
 inline int __mulhi(int x, int y) { return static_cast<int>((static_cast<long long>(x) * y) >> 32); }
-inline unsigned __umulhi(unsigned x, unsigned y) { return static_cast<unsigned>((static_cast<unsigned long long>(x) * y) >> 32); }
+inline unsigned __umulhi(unsigned x, unsigned y)
+{
+    return static_cast<unsigned>((static_cast<unsigned long long>(x) * y) >> 32);
+}
 inline unsigned long long __umul64hi(unsigned long long x, unsigned long long y)
 {
     return static_cast<unsigned long long>((static_cast<unsigned __int128>(x) * y) >> 64);

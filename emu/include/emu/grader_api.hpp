@@ -36,4 +36,4 @@ void declare_buffer_extent(const void* ptr, std::size_t bytes);
 /// rotation (or to WORKBOOK_EMU_SCHEDULE). For the graders, to tell whether a wrong result is a race.
 void force_schedule(int schedule);
 
-}  // namespace emu
+}   // namespace emu

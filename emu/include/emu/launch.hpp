@@ -56,15 +56,15 @@ struct BoundKernel final : KernelBody {
 /// Checks the configuration (as the GPU would) and queues the kernel on the device's worker.
 void submit_launch(const KernelSite& site, const LaunchConfig& config, std::unique_ptr<KernelBody> body);
 
-}  // namespace detail
+}   // namespace detail
 
 template <class F, class... Args>
 void launch(const KernelSite& site, F function, const LaunchConfig& config, Args&&... args)
 {
     using Tuple = std::tuple<std::decay_t<Args>...>;
-    detail::submit_launch(site, config,
-                          std::make_unique<detail::BoundKernel<F, Tuple>>(std::move(function),
-                                                                          Tuple(std::forward<Args>(args)...)));
+    detail::submit_launch(
+        site, config,
+        std::make_unique<detail::BoundKernel<F, Tuple>>(std::move(function), Tuple(std::forward<Args>(args)...)));
 }
 
-}  // namespace emu
+}   // namespace emu

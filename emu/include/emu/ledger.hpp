@@ -19,8 +19,8 @@ namespace emu {
 
 /// A kernel launched inside the window.
 struct LedgerKernel {
-    std::string name;              ///< the kernel's name as written at the launch
-    std::string where;             ///< file:line of the launch
+    std::string name;    ///< the kernel's name as written at the launch
+    std::string where;   ///< file:line of the launch
     dim3 grid;
     dim3 block;
     std::size_t dynamic_shared = 0;
@@ -30,8 +30,8 @@ struct LedgerKernel {
 
 /// A copy or fill inside the window.
 struct LedgerOperation {
-    std::string what;              ///< e.g. "cudaMemcpy (device to host)"
-    cudaStream_t stream = nullptr; ///< nullptr for the legacy default stream (synchronous calls too)
+    std::string what;                ///< e.g. "cudaMemcpy (device to host)"
+    cudaStream_t stream = nullptr;   ///< nullptr for the legacy default stream (synchronous calls too)
 };
 
 /// A device allocation made inside the window.
@@ -43,8 +43,8 @@ struct LedgerAllocation {
 struct Ledger {
     std::vector<LedgerKernel> kernels;
     std::vector<LedgerOperation> operations;
-    std::vector<LedgerAllocation> allocated;    ///< device allocations made in the window
-    std::vector<std::uintptr_t> released;       ///< device allocations released in the window
+    std::vector<LedgerAllocation> allocated;   ///< device allocations made in the window
+    std::vector<std::uintptr_t> released;      ///< device allocations released in the window
 };
 
 /// Starts writing down what the calling host thread's runtime calls do.
@@ -53,4 +53,4 @@ void ledger_begin();
 /// the window has run (static shared memory is known once a block ran).
 Ledger ledger_end();
 
-}  // namespace emu
+}   // namespace emu

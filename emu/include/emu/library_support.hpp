@@ -12,4 +12,4 @@ namespace emu {
 /// kernel would (and records it when the stream is captured); returns the sticky error if a kernel
 /// already failed.
 cudaError_t run_in_stream_order(cudaStream_t stream, std::function<void()> work);
-}  // namespace emu
+}   // namespace emu

@@ -45,7 +45,7 @@ struct AccessCounters {
 
 /// The counters of one kernel (all its launches in the profile).
 struct KernelCounters {
-    std::string kernel;    ///< the kernel's name as written at the launch
+    std::string kernel;   ///< the kernel's name as written at the launch
     std::uint64_t launches = 0;
     std::uint64_t blocks = 0;
     std::uint64_t threads = 0;
@@ -72,4 +72,4 @@ std::vector<KernelCounters> profile_end();
 /// All kernels of a profile added up (kernel: their names joined with " + ").
 KernelCounters profile_total(const std::vector<KernelCounters>& kernels);
 
-}  // namespace emu
+}   // namespace emu

@@ -216,7 +216,8 @@ cudaError_t cudaFree(void* ptr);
 cudaError_t cudaMallocAsync(void** ptr, std::size_t bytes, cudaStream_t stream);
 cudaError_t cudaFreeAsync(void* ptr, cudaStream_t stream);
 cudaError_t cudaMemcpy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind);
-cudaError_t cudaMemcpyAsync(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind, cudaStream_t stream = 0);
+cudaError_t cudaMemcpyAsync(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind,
+                            cudaStream_t stream = 0);
 cudaError_t cudaMemcpy2DAsync(void* dst, std::size_t dpitch, const void* src, std::size_t spitch, std::size_t width,
                               std::size_t height, cudaMemcpyKind kind, cudaStream_t stream = 0);
 cudaError_t cudaMemset(void* ptr, int value, std::size_t bytes);
@@ -250,7 +251,7 @@ cudaError_t memcpy_symbol(void* symbol, std::size_t symbol_bytes, const void* sr
 /// The same on @p stream: ordered after the stream's earlier work, recorded when it is captured.
 cudaError_t memcpy_symbol_async(void* symbol, std::size_t symbol_bytes, const void* src, std::size_t bytes,
                                 std::size_t offset, bool to_symbol, void* dst, cudaStream_t stream);
-}  // namespace emu::detail
+}   // namespace emu::detail
 
 template <class T>
 cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attributes, T* kernel)
@@ -271,11 +272,12 @@ template <class T>
 cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* blocks, T* kernel, int block_size,
                                                           std::size_t dynamic_smem)
 {
-    return emu::detail::occupancy_blocks_per_sm(blocks, reinterpret_cast<const void*>(kernel), block_size, dynamic_smem);
+    return emu::detail::occupancy_blocks_per_sm(blocks, reinterpret_cast<const void*>(kernel), block_size,
+                                                dynamic_smem);
 }
 template <class T>
-cudaError_t cudaOccupancyMaxPotentialBlockSize(int* min_grid, int* block_size, T* kernel,
-                                               std::size_t dynamic_smem = 0, int block_size_limit = 0)
+cudaError_t cudaOccupancyMaxPotentialBlockSize(int* min_grid, int* block_size, T* kernel, std::size_t dynamic_smem = 0,
+                                               int block_size_limit = 0)
 {
     const int limit = block_size_limit > 0 && block_size_limit < 1024 ? block_size_limit : 1024;
     int best = 32, best_blocks = 0;

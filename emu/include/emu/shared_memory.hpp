@@ -14,7 +14,7 @@
 #include <cstdint>
 
 extern __thread std::uint64_t emu_tls_shared_generation;   ///< changes at every block start
-extern __thread unsigned char* emu_tls_shared_base;         ///< this worker's arena
+extern __thread unsigned char* emu_tls_shared_base;        ///< this worker's arena
 
 namespace emu {
 namespace detail {
@@ -30,7 +30,7 @@ void shared_allocate(SharedSlot& slot, std::size_t bytes, std::size_t align, con
                      int line);
 void* shared_dynamic_base(std::size_t align, const char* file, int line);
 
-}  // namespace detail
+}   // namespace detail
 
 template <class T>
 inline T& shared_static(detail::SharedSlot& slot, std::size_t align, const char* name, const char* file, int line)
@@ -47,4 +47,4 @@ inline T* shared_dynamic(std::size_t align, const char* file, int line)
     return static_cast<T*>(detail::shared_dynamic_base(align, file, line));
 }
 
-}  // namespace emu
+}   // namespace emu

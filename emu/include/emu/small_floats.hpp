@@ -66,4 +66,4 @@ inline double from_16(std::uint16_t bits, const Format16& f)
     return negative ? -value : value;
 }
 
-}  // namespace emu::detail
+}   // namespace emu::detail

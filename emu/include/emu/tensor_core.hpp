@@ -57,7 +57,7 @@ inline int lane_id() { return linear_thread() % 32; }
 /// before every lane has arrived at k+1, so buffer k % 2 is never overwritten while it is read.
 struct WarpExchange {
     std::uint64_t generation = ~std::uint64_t(0);   // the block it belongs to (emu_tls_shared_generation)
-    unsigned char turn[32] = {};                     // per lane: the buffer of its next exchange
+    unsigned char turn[32] = {};                    // per lane: the buffer of its next exchange
     alignas(16) unsigned char data[2][32][kExchangeBytes];
 };
 
@@ -129,8 +129,8 @@ struct Row16 {
 inline void check_row_address(const void* row, int lane, const char* what, const char* file, int line)
 {
     const auto* p = static_cast<const unsigned char*>(row);
-    const bool shared = emu_tls_shared_base != nullptr && p >= emu_tls_shared_base &&
-                        p < emu_tls_shared_base + kSharedArenaBytes;
+    const bool shared =
+        emu_tls_shared_base != nullptr && p >= emu_tls_shared_base && p < emu_tls_shared_base + kSharedArenaBytes;
     if (!shared) {
         misuse(std::string(what) + " with lane " + std::to_string(lane) + "'s row address " + hex_address(row) +
                    " (not shared memory: ldmatrix reads shared memory only, so stage the tile in a "
@@ -211,8 +211,14 @@ constexpr FragmentPosition a_position(int lane, int i)
 {
     return {lane / 4 + ((i / 2) % 2) * 8, 2 * (lane % 4) + (i & 1) + (i >= 4 ? 8 : 0)};
 }
-constexpr FragmentPosition b_position(int lane, int i) { return {2 * (lane % 4) + (i & 1) + (i >= 2 ? 8 : 0), lane / 4}; }
-constexpr FragmentPosition c_position(int lane, int i) { return {lane / 4 + (i >= 2 ? 8 : 0), 2 * (lane % 4) + (i & 1)}; }
+constexpr FragmentPosition b_position(int lane, int i)
+{
+    return {2 * (lane % 4) + (i & 1) + (i >= 2 ? 8 : 0), lane / 4};
+}
+constexpr FragmentPosition c_position(int lane, int i)
+{
+    return {lane / 4 + (i >= 2 ? 8 : 0), 2 * (lane % 4) + (i & 1)};
+}
 
 /// The inverse of a_position / b_position: which lane holds element (row, col), and its index there.
 struct Holder {
@@ -277,4 +283,4 @@ inline void mma_m16n8k16(float (&d)[4], const std::uint32_t (&a)[4], const std::
     mma_compute<In>(d, all, c_copy, lane_id());
 }
 
-}  // namespace emu::tc
+}   // namespace emu::tc

@@ -5,25 +5,25 @@
 
 #include "emu/platform.hpp"
 
-#define EMU_VECTOR1(name, T, align)                                                   \
-    struct alignas(align) name {                                                      \
-        T x;                                                                          \
-    };                                                                                \
+#define EMU_VECTOR1(name, T, align) \
+    struct alignas(align) name {    \
+        T x;                        \
+    };                              \
     inline constexpr name make_##name(T x) { return name{x}; }
-#define EMU_VECTOR2(name, T, align)                                                   \
-    struct alignas(align) name {                                                      \
-        T x, y;                                                                       \
-    };                                                                                \
+#define EMU_VECTOR2(name, T, align) \
+    struct alignas(align) name {    \
+        T x, y;                     \
+    };                              \
     inline constexpr name make_##name(T x, T y) { return name{x, y}; }
-#define EMU_VECTOR3(name, T, align)                                                   \
-    struct alignas(align) name {                                                      \
-        T x, y, z;                                                                    \
-    };                                                                                \
+#define EMU_VECTOR3(name, T, align) \
+    struct alignas(align) name {    \
+        T x, y, z;                  \
+    };                              \
     inline constexpr name make_##name(T x, T y, T z) { return name{x, y, z}; }
-#define EMU_VECTOR4(name, T, align)                                                   \
-    struct alignas(align) name {                                                      \
-        T x, y, z, w;                                                                 \
-    };                                                                                \
+#define EMU_VECTOR4(name, T, align) \
+    struct alignas(align) name {    \
+        T x, y, z, w;               \
+    };                              \
     inline constexpr name make_##name(T x, T y, T z, T w) { return name{x, y, z, w}; }
 
 EMU_VECTOR1(char1, signed char, 1)

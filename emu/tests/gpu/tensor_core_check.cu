@@ -30,13 +30,13 @@ void check(bool ok, const char* what)
     if (!ok) ++failures;
 }
 
-#define CUDA_OK(call)                                                                            \
-    do {                                                                                         \
-        const cudaError_t e = (call);                                                            \
-        if (e != cudaSuccess) {                                                                  \
-            std::printf("%s failed: %s\nFAIL\n", #call, cudaGetErrorString(e));                 \
-            std::exit(1);                                                                        \
-        }                                                                                        \
+#define CUDA_OK(call)                                                           \
+    do {                                                                        \
+        const cudaError_t e = (call);                                           \
+        if (e != cudaSuccess) {                                                 \
+            std::printf("%s failed: %s\nFAIL\n", #call, cudaGetErrorString(e)); \
+            std::exit(1);                                                       \
+        }                                                                       \
     } while (0)
 
 template <class T>
@@ -105,7 +105,9 @@ void check_ldmatrix(const char* name)
     bool ok = true;
     for (int lane = 0; lane < 32; ++lane) {
         for (int m = 0; m < N; ++m) {
-            auto element = [&](int r, int c) { return static_cast<std::uint32_t>(100 * (((8 * m + r) * 7 + 3) % 32) + c); };
+            auto element = [&](int r, int c) {
+                return static_cast<std::uint32_t>(100 * (((8 * m + r) * 7 + 3) % 32) + c);
+            };
             const int r = lane / 4, c = 2 * (lane % 4);
             const std::uint32_t lo = Trans ? element(c, r) : element(r, c);
             const std::uint32_t hi = Trans ? element(c + 1, r) : element(r, c + 1);
@@ -265,7 +267,7 @@ void check_wmma(bool c_row_major, const char* name)
     check(ok, name);
 }
 
-}  // namespace
+}   // namespace
 
 int main()
 {

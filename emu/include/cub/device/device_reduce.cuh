@@ -34,18 +34,21 @@ struct DeviceReduce {
         if (temp != nullptr && n <= 0) {
             return emu::run_in_stream_order(stream, [=] { *out = typename std::iterator_traits<In>::value_type{}; });
         }
-        return reduce(temp, temp_bytes, in, out, n, [](auto a, auto b) { return a + b; }, stream);
+        return reduce(
+            temp, temp_bytes, in, out, n, [](auto a, auto b) { return a + b; }, stream);
     }
     template <class In, class Out, class N>
     static cudaError_t Max(void* temp, std::size_t& temp_bytes, In in, Out out, N n, cudaStream_t stream = 0)
     {
-        return reduce(temp, temp_bytes, in, out, n, [](auto a, auto b) { return a < b ? b : a; }, stream);
+        return reduce(
+            temp, temp_bytes, in, out, n, [](auto a, auto b) { return a < b ? b : a; }, stream);
     }
     template <class In, class Out, class N>
     static cudaError_t Min(void* temp, std::size_t& temp_bytes, In in, Out out, N n, cudaStream_t stream = 0)
     {
-        return reduce(temp, temp_bytes, in, out, n, [](auto a, auto b) { return b < a ? b : a; }, stream);
+        return reduce(
+            temp, temp_bytes, in, out, n, [](auto a, auto b) { return b < a ? b : a; }, stream);
     }
 };
 
-}  // namespace cub
+}   // namespace cub
