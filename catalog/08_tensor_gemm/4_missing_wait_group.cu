@@ -20,9 +20,9 @@ constexpr int kWM = 64, kWN = 32;               // warp tile
 constexpr int kWarpsM = kBM / kWM, kWarpsN = kBN / kWN;
 constexpr int kThreads = kWarpsM * kWarpsN * 32;
 constexpr int kMmaM = kWM / 16, kMmaN = kWN / 8;
-constexpr int kLd = kBK + 8;                    // padded shared rows (stage 5 removes the padding)
-constexpr int kTileElems = kBM * kLd;           // one operand tile
-constexpr int kStageElems = 2 * kTileElems;     // A and B of one pipeline stage
+constexpr int kLd = kBK + 8;                  // padded shared rows (stage 5 removes the padding)
+constexpr int kTileElems = kBM * kLd;         // one operand tile
+constexpr int kStageElems = 2 * kTileElems;   // A and B of one pipeline stage
 constexpr std::size_t kSmemBytes = kStages * kStageElems * sizeof(std::uint16_t);
 
 /// Where element (r, k) of a tile lives.
@@ -50,7 +50,8 @@ __device__ __forceinline__ void mma_step(float (&acc)[kMmaM][kMmaN][4], const st
 {
     std::uint32_t a[kMmaM][4], b[kMmaN][2];
 #pragma unroll
-    for (int i = 0; i < kMmaM; ++i) wb::ldmatrix_x4(a[i], As + tile_offset(wm + i * 16 + lane % 16, kk + (lane / 16) * 8));
+    for (int i = 0; i < kMmaM; ++i)
+        wb::ldmatrix_x4(a[i], As + tile_offset(wm + i * 16 + lane % 16, kk + (lane / 16) * 8));
 #pragma unroll
     for (int j = 0; j < kMmaN; j += 2) {
         std::uint32_t r[4];
@@ -91,8 +92,8 @@ __global__ void __launch_bounds__(kThreads)
     float acc[kMmaM][kMmaN][4] = {};
     for (int tile = 0; tile < tiles; ++tile) {
         // BUG: no ch08::cp_async_wait<kStages - 2>() here
-        __syncthreads();                      // ... and everyone's; also, all are done with tile - 1
-        issue(tile + kStages - 1);            // refills the buffer of tile - 1
+        __syncthreads();             // ... and everyone's; also, all are done with tile - 1
+        issue(tile + kStages - 1);   // refills the buffer of tile - 1
         const std::uint16_t* stage = smem + (tile % kStages) * kStageElems;
 #pragma unroll
         for (int kk = 0; kk < kBK; kk += 16) mma_step<T>(acc, stage, stage + kTileElems, wm, wn, kk, lane);
@@ -107,7 +108,8 @@ __global__ void __launch_bounds__(kThreads)
 #pragma unroll
             for (int e = 0; e < 4; ++e) {
                 const int row = m0 + wm + i * 16 + g + (e / 2) * 8, col = n0 + wn + j * 8 + 2 * t + e % 2;
-                if (row < M && col < N) ch08::store_c(C + static_cast<std::int64_t>(row) * N + col, acc[i][j][e], alpha, beta);
+                if (row < M && col < N)
+                    ch08::store_c(C + static_cast<std::int64_t>(row) * N + col, acc[i][j][e], alpha, beta);
             }
 }
 
@@ -116,7 +118,8 @@ void launch(int M, int N, int K, float alpha, const void* A, const void* B, floa
 {
     auto kernel = hgemm_cp_async_kernel<T>;
     static const bool configured = [&] {   // more than the default 48 KiB of dynamic shared memory
-        WB_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kSmemBytes)));
+        WB_CUDA_CHECK(
+            cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kSmemBytes)));
         return true;
     }();
     (void)configured;
@@ -126,7 +129,7 @@ void launch(int M, int N, int K, float alpha, const void* A, const void* B, floa
     WB_CHECK_LAUNCH();
 }
 
-}  // namespace
+}   // namespace
 
 void hgemm_4_cp_async(int M, int N, int K, float alpha, const void* A, const void* B, ch08::Dtype dtype, float beta,
                       float* C, cudaStream_t stream)
@@ -138,4 +141,4 @@ void hgemm_4_cp_async(int M, int N, int K, float alpha, const void* A, const voi
     }
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

@@ -17,9 +17,9 @@ constexpr int kWM = 64, kWN = 32;               // warp tile
 constexpr int kWarpsM = kBM / kWM, kWarpsN = kBN / kWN;
 constexpr int kThreads = kWarpsM * kWarpsN * 32;
 constexpr int kMmaM = kWM / 16, kMmaN = kWN / 8;
-constexpr int kLd = kBK;                        // unpadded shared rows: 64 bytes, 4 chunks of 16
-constexpr int kTileElems = kBM * kLd;           // one operand tile
-constexpr int kStageElems = 2 * kTileElems;     // A and B of one pipeline stage
+constexpr int kLd = kBK;                      // unpadded shared rows: 64 bytes, 4 chunks of 16
+constexpr int kTileElems = kBM * kLd;         // one operand tile
+constexpr int kStageElems = 2 * kTileElems;   // A and B of one pipeline stage
 constexpr std::size_t kSmemBytes = kStages * kStageElems * sizeof(std::uint16_t);
 
 /// Where element (r, k) of a tile lives: chunk k / 8 of row r moves to chunk (k / 8) ^ ((r / 2) % 4). @p k
@@ -53,7 +53,8 @@ __device__ __forceinline__ void mma_step(float (&acc)[kMmaM][kMmaN][4], const st
 {
     std::uint32_t a[kMmaM][4], b[kMmaN][2];
 #pragma unroll
-    for (int i = 0; i < kMmaM; ++i) wb::ldmatrix_x4(a[i], As + (wm + i * 16 + lane % 16) * kLd + kk + (lane / 16) * 8);   // BUG: not swizzled
+    for (int i = 0; i < kMmaM; ++i)
+        wb::ldmatrix_x4(a[i], As + (wm + i * 16 + lane % 16) * kLd + kk + (lane / 16) * 8);   // BUG: not swizzled
 #pragma unroll
     for (int j = 0; j < kMmaN; j += 2) {
         std::uint32_t r[4];
@@ -68,8 +69,8 @@ __device__ __forceinline__ void mma_step(float (&acc)[kMmaM][kMmaN][4], const st
 
 template <typename T>
 __global__ void __launch_bounds__(kThreads)
-    hgemm_swizzle_kernel(int M, int N, int K, float alpha, const T* __restrict__ A, const T* __restrict__ B,
-                          float beta, float* __restrict__ C)
+    hgemm_swizzle_kernel(int M, int N, int K, float alpha, const T* __restrict__ A, const T* __restrict__ B, float beta,
+                         float* __restrict__ C)
 {
     extern __shared__ __align__(16) std::uint16_t smem[];   // kStages x { As[m][k], Bs[n][k] }
 
@@ -110,7 +111,8 @@ __global__ void __launch_bounds__(kThreads)
 #pragma unroll
             for (int e = 0; e < 4; ++e) {
                 const int row = m0 + wm + i * 16 + g + (e / 2) * 8, col = n0 + wn + j * 8 + 2 * t + e % 2;
-                if (row < M && col < N) ch08::store_c(C + static_cast<std::int64_t>(row) * N + col, acc[i][j][e], alpha, beta);
+                if (row < M && col < N)
+                    ch08::store_c(C + static_cast<std::int64_t>(row) * N + col, acc[i][j][e], alpha, beta);
             }
 }
 
@@ -119,7 +121,8 @@ void launch(int M, int N, int K, float alpha, const void* A, const void* B, floa
 {
     auto kernel = hgemm_swizzle_kernel<T>;
     static const bool configured = [&] {   // exactly 48 KiB: allowed by default, said anyway so the tiles may grow
-        WB_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kSmemBytes)));
+        WB_CUDA_CHECK(
+            cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kSmemBytes)));
         return true;
     }();
     (void)configured;
@@ -129,7 +132,7 @@ void launch(int M, int N, int K, float alpha, const void* A, const void* B, floa
     WB_CHECK_LAUNCH();
 }
 
-}  // namespace
+}   // namespace
 
 void hgemm_5_swizzle(int M, int N, int K, float alpha, const void* A, const void* B, ch08::Dtype dtype, float beta,
                      float* C, cudaStream_t stream)
@@ -141,4 +144,4 @@ void hgemm_5_swizzle(int M, int N, int K, float alpha, const void* A, const void
     }
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

@@ -62,4 +62,4 @@ __device__ __forceinline__ void cp_async_wait()
 }
 #endif   // CH08_HAS_PIPELINE
 
-}  // namespace ch08
+}   // namespace ch08

@@ -51,8 +51,8 @@ namespace WORKBOOK_TRACK {
 /// fragments and one `mma_sync` does 4096 multiply-adds. Every warp reads its rows of A and columns of
 /// B from global memory (L2 and L1) by itself: nothing is shared between warps.
 /// Checked: correctness on every graded shape (no speed target: this is the baseline).
-void hgemm_1_wmma_naive(int M, int N, int K, float alpha, const void* A, const void* B, ch08::Dtype dtype,
-                        float beta, float* C, cudaStream_t stream);
+void hgemm_1_wmma_naive(int M, int N, int K, float alpha, const void* A, const void* B, ch08::Dtype dtype, float beta,
+                        float* C, cudaStream_t stream);
 
 /// @brief Stage 2: WMMA with shared-memory block tiles.
 ///
@@ -60,8 +60,8 @@ void hgemm_1_wmma_naive(int M, int N, int K, float alpha, const void* A, const v
 /// 32 x 32 part of the 64 x 64 block tile (2 x 2 fragments), so every element loaded from global
 /// memory feeds 4 warps' worth of mma instead of 1, and each A fragment is reused for 2 B fragments.
 /// Checked: correctness; speed-up over reference stage 1.
-void hgemm_2_wmma_shared(int M, int N, int K, float alpha, const void* A, const void* B, ch08::Dtype dtype,
-                         float beta, float* C, cudaStream_t stream);
+void hgemm_2_wmma_shared(int M, int N, int K, float alpha, const void* A, const void* B, ch08::Dtype dtype, float beta,
+                         float* C, cudaStream_t stream);
 
 /// @brief Stage 3: `mma.sync` m16n8k16 fed by `ldmatrix`, block and warp tiling.
 ///
@@ -70,16 +70,16 @@ void hgemm_2_wmma_shared(int M, int N, int K, float alpha, const void* A, const 
 /// straight from registers and the tiles grow to 128 x 128 per block, 64 x 32 per warp (16 mma per
 /// K step of 16 from 4 + 2 ldmatrix).
 /// Checked: correctness; speed-up over reference stage 2.
-void hgemm_3_mma_ldmatrix(int M, int N, int K, float alpha, const void* A, const void* B, ch08::Dtype dtype,
-                          float beta, float* C, cudaStream_t stream);
+void hgemm_3_mma_ldmatrix(int M, int N, int K, float alpha, const void* A, const void* B, ch08::Dtype dtype, float beta,
+                          float* C, cudaStream_t stream);
 
 /// @brief Stage 4: a `cp.async` multi-stage pipeline.
 ///
 /// Stage 3's tiles, with three shared-memory buffers: `cp.async` copies tiles t + 1 and t + 2 from
 /// global to shared memory, without passing through registers, while the warps compute tile t.
 /// Checked: correctness; speed-up over reference stage 3.
-void hgemm_4_cp_async(int M, int N, int K, float alpha, const void* A, const void* B, ch08::Dtype dtype,
-                      float beta, float* C, cudaStream_t stream);
+void hgemm_4_cp_async(int M, int N, int K, float alpha, const void* A, const void* B, ch08::Dtype dtype, float beta,
+                      float* C, cudaStream_t stream);
 
 /// @brief Stage 5: an XOR-swizzled shared-memory layout (no padding, no ldmatrix bank conflicts).
 ///
@@ -87,7 +87,7 @@ void hgemm_4_cp_async(int M, int N, int K, float alpha, const void* A, const voi
 /// c ^ ((r / 2) % 4), so the 8 rows one ldmatrix matrix reads land in 8 different bank groups, and
 /// shared memory per buffer drops by a fifth.
 /// Checked: correctness; speed-up over reference stage 4.
-void hgemm_5_swizzle(int M, int N, int K, float alpha, const void* A, const void* B, ch08::Dtype dtype,
-                     float beta, float* C, cudaStream_t stream);
+void hgemm_5_swizzle(int M, int N, int K, float alpha, const void* A, const void* B, ch08::Dtype dtype, float beta,
+                     float* C, cudaStream_t stream);
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

@@ -27,4 +27,4 @@ void hgemm_1_wmma_naive(int M, int N, int K, float alpha, const void* A, const v
     (void)M, (void)N, (void)K, (void)alpha, (void)A, (void)B, (void)dtype, (void)beta, (void)C, (void)stream;
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

@@ -24,4 +24,4 @@ void hgemm_2_wmma_shared(int M, int N, int K, float alpha, const void* A, const 
     (void)M, (void)N, (void)K, (void)alpha, (void)A, (void)B, (void)dtype, (void)beta, (void)C, (void)stream;
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

@@ -23,4 +23,4 @@ void hgemm_4_cp_async(int M, int N, int K, float alpha, const void* A, const voi
     (void)M, (void)N, (void)K, (void)alpha, (void)A, (void)B, (void)dtype, (void)beta, (void)C, (void)stream;
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

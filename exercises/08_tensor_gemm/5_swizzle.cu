@@ -21,4 +21,4 @@ void hgemm_5_swizzle(int M, int N, int K, float alpha, const void* A, const void
     (void)M, (void)N, (void)K, (void)alpha, (void)A, (void)B, (void)dtype, (void)beta, (void)C, (void)stream;
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

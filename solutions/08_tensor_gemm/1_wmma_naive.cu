@@ -28,7 +28,8 @@ __device__ void stage_tile(std::uint16_t* tile, const std::uint16_t* src, int r0
     const int k = k0 + half * ch08::kChunkElems;
     const bool inside = r0 + r < rows && k < K;   // K % 8 == 0: a chunk is all inside or all outside
     const ch08::Chunk value =
-        inside ? *reinterpret_cast<const ch08::Chunk*>(src + static_cast<std::int64_t>(r0 + r) * K + k) : ch08::zero_chunk();
+        inside ? *reinterpret_cast<const ch08::Chunk*>(src + static_cast<std::int64_t>(r0 + r) * K + k)
+               : ch08::zero_chunk();
     *reinterpret_cast<ch08::Chunk*>(tile + r * kTile + half * ch08::kChunkElems) = value;
 }
 
@@ -80,7 +81,8 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
     __syncwarp();
     for (int i = lane; i < kTile * kTile; i += 32) {
         const int row = m0 + i / kTile, col = n0 + i % kTile;
-        if (row < M && col < N) ch08::store_c(C + static_cast<std::int64_t>(row) * N + col, c_stage[warp][i], alpha, beta);
+        if (row < M && col < N)
+            ch08::store_c(C + static_cast<std::int64_t>(row) * N + col, c_stage[warp][i], alpha, beta);
     }
 }
 
@@ -89,15 +91,15 @@ void launch(int M, int N, int K, float alpha, const void* A, const void* B, floa
 {
     const dim3 block(kWarpsPerBlock * 32);
     const dim3 grid(wb::ceil_div(N, kTile * kWarpsPerBlock), wb::ceil_div(M, kTile));
-    hgemm_wmma_naive_kernel<T><<<grid, block, 0, stream>>>(M, N, K, alpha, static_cast<const T*>(A),
-                                                           static_cast<const T*>(B), beta, C);
+    hgemm_wmma_naive_kernel<T>
+        <<<grid, block, 0, stream>>>(M, N, K, alpha, static_cast<const T*>(A), static_cast<const T*>(B), beta, C);
     WB_CHECK_LAUNCH();
 }
 
-}  // namespace
+}   // namespace
 
-void hgemm_1_wmma_naive(int M, int N, int K, float alpha, const void* A, const void* B, ch08::Dtype dtype,
-                        float beta, float* C, cudaStream_t stream)
+void hgemm_1_wmma_naive(int M, int N, int K, float alpha, const void* A, const void* B, ch08::Dtype dtype, float beta,
+                        float* C, cudaStream_t stream)
 {
     if (dtype == ch08::Dtype::f16) {
         launch<__half>(M, N, K, alpha, A, B, beta, C, stream);
@@ -106,4 +108,4 @@ void hgemm_1_wmma_naive(int M, int N, int K, float alpha, const void* A, const v
     }
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

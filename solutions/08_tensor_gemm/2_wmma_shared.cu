@@ -21,8 +21,8 @@ constexpr int kWM = 32, kWN = 32;             // warp tile: 2 x 2 WMMA fragments
 constexpr int kWarpsM = kBM / kWM, kWarpsN = kBN / kWN;
 constexpr int kThreads = kWarpsM * kWarpsN * 32;
 constexpr int kFragsM = kWM / 16, kFragsN = kWN / 16;
-constexpr int kLd = kBK + 8;      // shared row length in elements: 16 bytes of padding (a multiple of 8, as WMMA wants)
-constexpr int kLdC = kBN + 4;     // fp32 result tile row length (a multiple of 4 floats)
+constexpr int kLd = kBK + 8;    // shared row length in elements: 16 bytes of padding (a multiple of 8, as WMMA wants)
+constexpr int kLdC = kBN + 4;   // fp32 result tile row length (a multiple of 4 floats)
 
 /// Copies rows r0 .. r0 + kBM - 1, columns k0 .. k0 + kBK - 1 of a K-contiguous matrix into a tile
 /// of kLd-element rows, zeros outside the matrix. 16-byte chunks, spread over the block.
@@ -92,7 +92,8 @@ __global__ void __launch_bounds__(kThreads)
     for (int i = threadIdx.x; i < kBM * kBN; i += kThreads) {   // consecutive threads, consecutive columns
         const int r = i / kBN, c = i % kBN;
         const int row = m0 + r, col = n0 + c;
-        if (row < M && col < N) ch08::store_c(C + static_cast<std::int64_t>(row) * N + col, Cs[r * kLdC + c], alpha, beta);
+        if (row < M && col < N)
+            ch08::store_c(C + static_cast<std::int64_t>(row) * N + col, Cs[r * kLdC + c], alpha, beta);
     }
 }
 
@@ -100,15 +101,15 @@ template <typename T>
 void launch(int M, int N, int K, float alpha, const void* A, const void* B, float beta, float* C, cudaStream_t stream)
 {
     const dim3 grid(wb::ceil_div(N, kBN), wb::ceil_div(M, kBM));
-    hgemm_wmma_shared_kernel<T><<<grid, kThreads, 0, stream>>>(M, N, K, alpha, static_cast<const T*>(A),
-                                                               static_cast<const T*>(B), beta, C);
+    hgemm_wmma_shared_kernel<T>
+        <<<grid, kThreads, 0, stream>>>(M, N, K, alpha, static_cast<const T*>(A), static_cast<const T*>(B), beta, C);
     WB_CHECK_LAUNCH();
 }
 
-}  // namespace
+}   // namespace
 
-void hgemm_2_wmma_shared(int M, int N, int K, float alpha, const void* A, const void* B, ch08::Dtype dtype,
-                         float beta, float* C, cudaStream_t stream)
+void hgemm_2_wmma_shared(int M, int N, int K, float alpha, const void* A, const void* B, ch08::Dtype dtype, float beta,
+                         float* C, cudaStream_t stream)
 {
     if (dtype == ch08::Dtype::f16) {
         launch<__half>(M, N, K, alpha, A, B, beta, C, stream);
@@ -117,4 +118,4 @@ void hgemm_2_wmma_shared(int M, int N, int K, float alpha, const void* A, const 
     }
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

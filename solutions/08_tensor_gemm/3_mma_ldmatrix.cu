@@ -70,9 +70,8 @@ __device__ __forceinline__ void mma_step(float (&acc)[kMmaM][kMmaN][4], const st
 }
 
 template <typename T>
-__global__ void __launch_bounds__(kThreads)
-    hgemm_mma_kernel(int M, int N, int K, float alpha, const T* __restrict__ A, const T* __restrict__ B, float beta,
-                     float* __restrict__ C)
+__global__ void __launch_bounds__(kThreads) hgemm_mma_kernel(int M, int N, int K, float alpha, const T* __restrict__ A,
+                                                             const T* __restrict__ B, float beta, float* __restrict__ C)
 {
     __shared__ __align__(16) std::uint16_t As[kBM * kLd];   // As[m][k]
     __shared__ __align__(16) std::uint16_t Bs[kBN * kLd];   // Bs[n][k]
@@ -102,7 +101,8 @@ __global__ void __launch_bounds__(kThreads)
 #pragma unroll
             for (int e = 0; e < 4; ++e) {
                 const int row = m0 + wm + i * 16 + g + (e / 2) * 8, col = n0 + wn + j * 8 + 2 * t + e % 2;
-                if (row < M && col < N) ch08::store_c(C + static_cast<std::int64_t>(row) * N + col, acc[i][j][e], alpha, beta);
+                if (row < M && col < N)
+                    ch08::store_c(C + static_cast<std::int64_t>(row) * N + col, acc[i][j][e], alpha, beta);
             }
 }
 
@@ -110,15 +110,15 @@ template <typename T>
 void launch(int M, int N, int K, float alpha, const void* A, const void* B, float beta, float* C, cudaStream_t stream)
 {
     const dim3 grid(wb::ceil_div(N, kBN), wb::ceil_div(M, kBM));
-    hgemm_mma_kernel<T><<<grid, kThreads, 0, stream>>>(M, N, K, alpha, static_cast<const T*>(A),
-                                                       static_cast<const T*>(B), beta, C);
+    hgemm_mma_kernel<T>
+        <<<grid, kThreads, 0, stream>>>(M, N, K, alpha, static_cast<const T*>(A), static_cast<const T*>(B), beta, C);
     WB_CHECK_LAUNCH();
 }
 
-}  // namespace
+}   // namespace
 
-void hgemm_3_mma_ldmatrix(int M, int N, int K, float alpha, const void* A, const void* B, ch08::Dtype dtype,
-                          float beta, float* C, cudaStream_t stream)
+void hgemm_3_mma_ldmatrix(int M, int N, int K, float alpha, const void* A, const void* B, ch08::Dtype dtype, float beta,
+                          float* C, cudaStream_t stream)
 {
     if (dtype == ch08::Dtype::f16) {
         launch<__half>(M, N, K, alpha, A, B, beta, C, stream);
@@ -127,4 +127,4 @@ void hgemm_3_mma_ldmatrix(int M, int N, int K, float alpha, const void* A, const
     }
 }
 
-}  // namespace WORKBOOK_TRACK
+}   // namespace WORKBOOK_TRACK

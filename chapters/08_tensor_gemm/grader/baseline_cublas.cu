@@ -38,7 +38,7 @@ cublasHandle_t handle()
     return h;
 }
 
-}  // namespace
+}   // namespace
 
 void cublas_hgemm(int M, int N, int K, float alpha, const void* A, const void* B, Dtype dtype, float beta, float* C,
                   cudaStream_t stream)
@@ -53,4 +53,4 @@ void cublas_hgemm(int M, int N, int K, float alpha, const void* A, const void* B
 
 #endif
 
-}  // namespace ch08
+}   // namespace ch08

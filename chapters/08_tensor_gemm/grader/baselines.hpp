@@ -16,4 +16,4 @@ namespace ch08 {
 void cublas_hgemm(int M, int N, int K, float alpha, const void* A, const void* B, Dtype dtype, float beta, float* C,
                   cudaStream_t stream);
 
-}  // namespace ch08
+}   // namespace ch08

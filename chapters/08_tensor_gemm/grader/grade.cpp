@@ -75,7 +75,8 @@ void check_case(wb::Stage& stage, Hgemm hgemm, const Case& c, ch08::Dtype dtype,
     wb::DeviceBuffer<std::uint16_t> dA(ch08::encode_all(A, dtype)), dB(ch08::encode_all(B, dtype));
     wb::DeviceBuffer<float> dC(C);
     if (c.beta == 0.0f) dC.poison();   // NaN: a kernel that reads C when beta == 0 gets NaN
-    stage.run([&](cudaStream_t s) { hgemm(c.M, c.N, c.K, c.alpha, dA.data(), dB.data(), dtype, c.beta, dC.data(), s); });
+    stage.run(
+        [&](cudaStream_t s) { hgemm(c.M, c.N, c.K, c.alpha, dA.data(), dB.data(), dtype, c.beta, dC.data(), s); });
     const ch08::GemmReference ref = ch08::gemm_reference(c.M, c.N, c.K, c.alpha, A, B, c.beta, C);
     const wb::Tolerance tolerance = ch08::gemm_tolerance(c.K, ref.max_abs_terms);
     std::vector<float> got = dC.download();
@@ -109,7 +110,8 @@ void check_against_cublas(wb::Stage& stage, Hgemm hgemm, const Case& c, ch08::Dt
     wb::DeviceBuffer<std::uint16_t> dA(ch08::encode_all(A, dtype)), dB(ch08::encode_all(B, dtype));
     wb::DeviceBuffer<float> dC(C), dR(C);
     if (c.beta == 0.0f) dC.poison();
-    stage.run([&](cudaStream_t s) { hgemm(c.M, c.N, c.K, c.alpha, dA.data(), dB.data(), dtype, c.beta, dC.data(), s); });
+    stage.run(
+        [&](cudaStream_t s) { hgemm(c.M, c.N, c.K, c.alpha, dA.data(), dB.data(), dtype, c.beta, dC.data(), s); });
     ch08::cublas_hgemm(c.M, c.N, c.K, c.alpha, dA.data(), dB.data(), dtype, c.beta, dR.data(), stage.stream());
     WB_CUDA_CHECK(cudaStreamSynchronize(stage.stream()));
     const std::vector<float> expected_f = dR.download();
@@ -164,8 +166,10 @@ void time_stage(wb::Stage& stage, Hgemm candidate_fn, Hgemm previous, Hgemm curr
         const std::vector<double> ms =
             wb::interleaved_median_ms(stage.stream(), {launch_of(candidate_fn), cublas}, wb::TimingPlan{2, 10});
         const double tflops = speed.flops / (ms[0] * 1e-3) / 1e12, cublas_tflops = speed.flops / (ms[1] * 1e-3) / 1e12;
-        std::printf("        cuBLAS (cublasGemmEx, fp16 in, fp32 compute) at %d^3: %.1f TFLOP/s; this stage reaches %.1f%% of it\n",
-                    n, cublas_tflops, 100.0 * tflops / cublas_tflops);
+        std::printf(
+            "        cuBLAS (cublasGemmEx, fp16 in, fp32 compute) at %d^3: %.1f TFLOP/s; this stage reaches %.1f%% of "
+            "it\n",
+            n, cublas_tflops, 100.0 * tflops / cublas_tflops);
         stage.record("cublas_tflops", cublas_tflops);
         stage.record("pct_cublas", 100.0 * tflops / cublas_tflops);
     };
@@ -188,7 +192,7 @@ void skip_below_compute_capability_8(int id)
     throw wb::StageFailure{wb::Status::skipped, reason};
 }
 
-}  // namespace
+}   // namespace
 
 /// Grades stage K: correctness in both types, then speed against the previous reference stage.
 template <int K>

@@ -92,4 +92,4 @@ inline wb::Tolerance gemm_tolerance(int K, double max_abs_terms)
     return wb::Tolerance::sum_of(max_abs_terms, 2.0 * (static_cast<double>(K) + 3.0));
 }
 
-}  // namespace ch08
+}   // namespace ch08

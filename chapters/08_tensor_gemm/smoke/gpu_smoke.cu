@@ -30,7 +30,7 @@ struct Stage {
 };
 
 const Stage kStages[] = {
-    {"1 wmma naive", reference::hgemm_1_wmma_naive},   {"2 wmma shared", reference::hgemm_2_wmma_shared},
+    {"1 wmma naive", reference::hgemm_1_wmma_naive},     {"2 wmma shared", reference::hgemm_2_wmma_shared},
     {"3 mma+ldmatrix", reference::hgemm_3_mma_ldmatrix}, {"4 cp.async", reference::hgemm_4_cp_async},
     {"5 swizzle", reference::hgemm_5_swizzle},
 };
@@ -101,11 +101,13 @@ bool check_element(const Operands& op, int N, int K, float alpha, float beta, co
     const double c_old = beta == 0.0f ? 0.0 : c_in[idx];
     const double expected = alpha * dot + beta * c_old;
     const double u = std::ldexp(1.0, -24);
-    const double tolerance = 4.0 * (K + 2) * u * std::fabs(alpha) * magnitude + 4.0 * u * std::fabs(beta * c_old) + 1e-30;
+    const double tolerance =
+        4.0 * (K + 2) * u * std::fabs(alpha) * magnitude + 4.0 * u * std::fabs(beta * c_old) + 1e-30;
     const double got = c_out[idx];
     if (std::isfinite(got) && std::fabs(got - expected) <= tolerance) return true;
     char text[256];
-    std::snprintf(text, sizeof text, "C[%d][%d] = %.9g, expected %.9g (tolerance %.3g)", m, n, got, expected, tolerance);
+    std::snprintf(text, sizeof text, "C[%d][%d] = %.9g, expected %.9g (tolerance %.3g)", m, n, got, expected,
+                  tolerance);
     *why = text;
     return false;
 }
@@ -141,19 +143,17 @@ struct Case {
 };
 
 const Case kCases[] = {
-    {1, 1, 8, 1.5f, 0.0f, 1.0f, false},         // the smallest problem (K = 8: half an mma step)
-    {17, 33, 8, 1.25f, -0.75f, 1.0f, false},
-    {16, 16, 16, 1.0f, 0.0f, 1.0f, false},      // one WMMA tile
-    {31, 47, 24, 0.5f, 2.0f, 1.0f, false},      // K = 24: one and a half mma steps
-    {128, 128, 32, 1.0f, 1.0f, 1.0f, false},    // exactly one block tile of stages 3-5
-    {129, 127, 40, -1.5f, 0.5f, 1.0f, false},   // one more and one less than a tile; K tail of 8
-    {1, 300, 72, 1.25f, 0.5f, 1.0f, false},     // a single row
-    {300, 1, 72, 1.25f, 0.0f, 1.0f, false},     // a single column
-    {65, 67, 1000, 1.0f, 0.0f, 1.0f, false},    // long dot products, K % 16 == 8
-    {200, 190, 96, 1.0f, -1.0f, 100.0f, false}, // large values (products up to 1e4)
-    {100, 90, 64, 1.0f, 0.5f, 1.0f, true},      // tiny values (fp16 subnormals)
-    {1000, 999, 1000, 1.5f, -0.75f, 1.0f, false},
-    {517, 1031, 264, 0.75f, 0.0f, 1.0f, false},
+    {1, 1, 8, 1.5f, 0.0f, 1.0f, false},   // the smallest problem (K = 8: half an mma step)
+    {17, 33, 8, 1.25f, -0.75f, 1.0f, false},      {16, 16, 16, 1.0f, 0.0f, 1.0f, false},   // one WMMA tile
+    {31, 47, 24, 0.5f, 2.0f, 1.0f, false},        // K = 24: one and a half mma steps
+    {128, 128, 32, 1.0f, 1.0f, 1.0f, false},      // exactly one block tile of stages 3-5
+    {129, 127, 40, -1.5f, 0.5f, 1.0f, false},     // one more and one less than a tile; K tail of 8
+    {1, 300, 72, 1.25f, 0.5f, 1.0f, false},       // a single row
+    {300, 1, 72, 1.25f, 0.0f, 1.0f, false},       // a single column
+    {65, 67, 1000, 1.0f, 0.0f, 1.0f, false},      // long dot products, K % 16 == 8
+    {200, 190, 96, 1.0f, -1.0f, 100.0f, false},   // large values (products up to 1e4)
+    {100, 90, 64, 1.0f, 0.5f, 1.0f, true},        // tiny values (fp16 subnormals)
+    {1000, 999, 1000, 1.5f, -0.75f, 1.0f, false}, {517, 1031, 264, 0.75f, 0.0f, 1.0f, false},
 };
 
 int failures = 0;
@@ -190,8 +190,8 @@ void check_case(const char* name, const Case& cs, ch08::Dtype dtype, cublasHandl
         std::mt19937 rng(7);
         for (int i = 0; i < 300; ++i) visit(static_cast<int>(rng() % cs.M), static_cast<int>(rng() % cs.N));
     }
-    std::printf("  %-15s %s %5d x %5d x %5d alpha %5.2f beta %5.2f%s: %s%s\n", name, ch08::dtype_name(dtype), cs.M, cs.N,
-                cs.K, cs.alpha, cs.beta, cs.tiny ? " tiny" : (cs.scale != 1.0f ? " large" : ""),
+    std::printf("  %-15s %s %5d x %5d x %5d alpha %5.2f beta %5.2f%s: %s%s\n", name, ch08::dtype_name(dtype), cs.M,
+                cs.N, cs.K, cs.alpha, cs.beta, cs.tiny ? " tiny" : (cs.scale != 1.0f ? " large" : ""),
                 bad == 0 ? "ok" : "FAILED ", bad == 0 ? "" : (std::to_string(bad) + " bad, first " + why).c_str());
     failures += bad != 0;
 }
@@ -222,7 +222,7 @@ double time_ms(const std::function<void()>& gemm)
     return ms / kRuns;
 }
 
-}  // namespace
+}   // namespace
 
 int main(int argc, char** argv)
 {
