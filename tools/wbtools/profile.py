@@ -74,6 +74,9 @@ METRICS = {m.key: m for m in [
            lesson=("diverg", "warp")),
     Metric("fma_pct", "FMA pipe busy (% of peak)", "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active",
            weighted=True, lesson=("register", "tile", "fma")),
+    Metric("tensor_pct", "tensor pipe busy (% of peak)",
+           "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active", weighted=True,
+           lesson=("fragment", "tensor", "ladder")),
 ]}
 
 # Warp stall reasons (cycles per instruction): the three largest are shown as one row ("top stall
@@ -112,6 +115,7 @@ CHAPTER_METRICS = {   # what each chapter's stages move
     5: COMMON + ("ld_conflicts", "st_conflicts"),
     6: COMMON + ("threads_per_inst",),
     7: COMMON + ("ld_conflicts", "st_conflicts", "fma_pct"),
+    8: COMMON + ("ld_conflicts", "st_conflicts", "tensor_pct"),
 }
 
 

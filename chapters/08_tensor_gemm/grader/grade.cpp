@@ -1,0 +1,207 @@
+// Chapter 8 grader: every stage in fp16 and bf16 on small and odd shapes against a float64 CPU
+// reference, then (on a GPU) timed against the previous reference stage. See harness/stage.hpp for the
+// rules and chapters/08_tensor_gemm/grader/reference.hpp for the inputs and the tolerance.
+//
+// grade_stage_case<K> grades every stage alike; the stages themselves come from stages.json (the
+// generated header that harness/chapter_grader.hpp includes).
+#include "harness/chapter_grader.hpp"   // the stages of stages.json: both tracks, launchers, test cases
+
+#include "08_tensor_gemm/grader/baselines.hpp"
+#include "08_tensor_gemm/grader/reference.hpp"
+#include "harness/device.hpp"
+#include "harness/timing.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+using Hgemm = void (*)(int, int, int, float, const void*, const void*, ch08::Dtype, float, float*, cudaStream_t);
+
+/// One graded problem: C (M x N) = alpha * A (M x K) * B (K x N) + beta * C, inputs m * 2^(shift - 8).
+struct Case {
+    int M, N, K;
+    float alpha, beta;
+    int shift;   // 0: values in (-1, 1); 8: up to 255; -12: fp16 subnormals
+};
+
+std::string describe(const Case& c, ch08::Dtype dtype)
+{
+    char text[200];
+    std::snprintf(text, sizeof text, "%s, M x N x K = %d x %d x %d, alpha = %g, beta = %g%s%s", ch08::dtype_name(dtype),
+                  c.M, c.N, c.K, c.alpha, c.beta, c.beta == 0.0f ? " (C holds NaN: it must not be read)" : "",
+                  c.shift > 0 ? ", large inputs" : (c.shift < 0 ? ", tiny inputs (fp16 subnormals)" : ""));
+    return text;
+}
+
+/// Small on purpose: the emulator runs every lane of every mma in C++. The first case has beta = 0
+/// and a NaN-filled C, so an untouched skeleton reports "not implemented yet".
+const Case kCases[] = {
+    {17, 33, 24, 1.25f, 0.0f, 0},     // nothing a multiple of a tile; K = 24: one and a half mma steps
+    {1, 1, 8, 1.5f, -0.75f, 0},       // the smallest problem: K = 8, half an mma step
+    {16, 16, 16, 1.0f, 0.0f, 0},      // one WMMA tile exactly
+    {31, 47, 40, 0.5f, 2.0f, 0},      // K tail of 8 after a K tile of 32
+    {130, 129, 32, -1.5f, 0.5f, 0},   // one past a 128 x 128 block tile in M and N
+    {1, 70, 72, 1.25f, 0.5f, 0},      // a single row
+    {70, 1, 72, 1.25f, 0.0f, 0},      // a single column
+    {20, 18, 264, 1.0f, 1.0f, 0},     // many K tiles: the pipeline wraps its buffers
+    {24, 40, 48, 1.0f, -1.0f, 8},     // large values (products up to 6.5e4, sums to 3e6)
+    {24, 40, 48, 1.0f, 0.0f, -12},    // fp16 subnormal inputs
+};
+
+/// With beta != 0, C is an input and cannot be poisoned: an element still holding its input value bit
+/// for bit, where the right result differs measurably, was never written; mark it with the poison so
+/// that the report says "never written".
+void mark_unwritten(std::vector<float>& got, const std::vector<float>& before, const std::vector<double>& expected,
+                    const wb::Tolerance& tolerance)
+{
+    float poison;
+    std::memset(&poison, wb::kPoisonByte, sizeof poison);
+    for (std::size_t i = 0; i < got.size(); ++i) {
+        const bool unchanged = std::memcmp(&got[i], &before[i], sizeof(float)) == 0;
+        const double margin = tolerance.abs + tolerance.rel * std::fabs(expected[i]);
+        if (unchanged && std::fabs(expected[i] - before[i]) > margin) got[i] = poison;
+    }
+}
+
+void check_case(wb::Stage& stage, Hgemm hgemm, const Case& c, ch08::Dtype dtype, wb::Rng& rng)
+{
+    const auto A = ch08::make_values(static_cast<std::size_t>(c.M) * c.K, c.shift, rng);
+    const auto B = ch08::make_values(static_cast<std::size_t>(c.N) * c.K, c.shift, rng);
+    const auto C = wb::uniform_floats(static_cast<std::size_t>(c.M) * c.N, -1.0f, 1.0f, rng);
+    wb::DeviceBuffer<std::uint16_t> dA(ch08::encode_all(A, dtype)), dB(ch08::encode_all(B, dtype));
+    wb::DeviceBuffer<float> dC(C);
+    if (c.beta == 0.0f) dC.poison();   // NaN: a kernel that reads C when beta == 0 gets NaN
+    stage.run(
+        [&](cudaStream_t s) { hgemm(c.M, c.N, c.K, c.alpha, dA.data(), dB.data(), dtype, c.beta, dC.data(), s); });
+    const ch08::GemmReference ref = ch08::gemm_reference(c.M, c.N, c.K, c.alpha, A, B, c.beta, C);
+    const wb::Tolerance tolerance = ch08::gemm_tolerance(c.K, ref.max_abs_terms);
+    std::vector<float> got = dC.download();
+    if (c.beta != 0.0f) mark_unwritten(got, C, ref.c, tolerance);
+    stage.expect(wb::compare(ref.c, got, tolerance, wb::Layout::matrix(c.M, c.N)), describe(c, dtype));
+}
+
+/// Shapes too large for a quick CPU reference (GPU only), checked against cuBLAS: partial tiles in every
+/// dimension, K tails of 8, a long K.
+const Case kLargeCases[] = {
+    {1000, 999, 1000, 1.5f, -0.75f, 0},
+    {2000, 2052, 264, 1.0f, 0.0f, 0},
+    {129, 4100, 2056, 0.75f, 0.5f, 0},
+};
+
+/// Inputs in (-1, 1) on both sides: the error of each result is about K roundings of 2^-24 relative to
+/// sums of at most K, and two results (the stage's and cuBLAS's) each carry one: 8 u K (statistical,
+/// as chapter 7; the worst-case bound would be K times looser and let layout bugs through).
+wb::Tolerance against_cublas_tolerance(int K, float alpha, float beta)
+{
+    const double u = 0x1.0p-24;
+    return {8.0 * u * K * std::fabs(alpha) + 8.0 * u * std::fabs(beta) + 1e-30, 8.0 * u};
+}
+
+/// Runs @p hgemm and cuBLAS on the same device inputs and compares them.
+void check_against_cublas(wb::Stage& stage, Hgemm hgemm, const Case& c, ch08::Dtype dtype, wb::Rng& rng)
+{
+    const auto A = ch08::make_values(static_cast<std::size_t>(c.M) * c.K, c.shift, rng);
+    const auto B = ch08::make_values(static_cast<std::size_t>(c.N) * c.K, c.shift, rng);
+    const auto C = wb::uniform_floats(static_cast<std::size_t>(c.M) * c.N, -1.0f, 1.0f, rng);
+    wb::DeviceBuffer<std::uint16_t> dA(ch08::encode_all(A, dtype)), dB(ch08::encode_all(B, dtype));
+    wb::DeviceBuffer<float> dC(C), dR(C);
+    if (c.beta == 0.0f) dC.poison();
+    stage.run(
+        [&](cudaStream_t s) { hgemm(c.M, c.N, c.K, c.alpha, dA.data(), dB.data(), dtype, c.beta, dC.data(), s); });
+    ch08::cublas_hgemm(c.M, c.N, c.K, c.alpha, dA.data(), dB.data(), dtype, c.beta, dR.data(), stage.stream());
+    WB_CUDA_CHECK(cudaStreamSynchronize(stage.stream()));
+    const std::vector<float> expected_f = dR.download();
+    const std::vector<double> expected(expected_f.begin(), expected_f.end());
+    const wb::Tolerance tolerance = against_cublas_tolerance(c.K, c.alpha, c.beta);
+    std::vector<float> got = dC.download();
+    if (c.beta != 0.0f) mark_unwritten(got, C, expected, tolerance);
+    stage.expect(wb::compare(expected, got, tolerance, wb::Layout::matrix(c.M, c.N)),
+                 describe(c, dtype) + ", against cuBLAS");
+}
+
+void check_all(wb::Stage& stage, Hgemm hgemm)
+{
+    wb::Rng rng(8);
+    for (const ch08::Dtype dtype : {ch08::Dtype::f16, ch08::Dtype::bf16})
+        for (const Case& c : kCases) check_case(stage, hgemm, c, dtype, rng);
+    if (wb::emulated()) return;   // the large shapes need cuBLAS, and minutes in emulation
+    for (const ch08::Dtype dtype : {ch08::Dtype::f16, ch08::Dtype::bf16})
+        for (const Case& c : kLargeCases) check_against_cublas(stage, hgemm, c, dtype, rng);
+}
+
+/// The speed check at n x n x n, fp16, alpha = 1, beta = 0 (GPU only); after timing, the result is
+/// checked against cuBLAS again and the fraction of cuBLAS reached is measured on the same inputs.
+void time_stage(wb::Stage& stage, Hgemm candidate_fn, Hgemm previous, Hgemm current, int n)
+{
+    if (!stage.measures_speed()) return;   // emulated or correctness-only: no large inputs
+    const std::size_t elements = static_cast<std::size_t>(n) * n;
+    wb::Rng rng(88);
+    wb::DeviceBuffer<std::uint16_t> A(ch08::encode_all(ch08::make_values(elements, 0, rng), ch08::Dtype::f16));
+    wb::DeviceBuffer<std::uint16_t> B(ch08::encode_all(ch08::make_values(elements, 0, rng), ch08::Dtype::f16));
+    wb::DeviceBuffer<float> C(elements), R(elements);
+    auto launch_of = [&](Hgemm f) {
+        return [&, f](cudaStream_t s) { f(n, n, n, 1.0f, A.data(), B.data(), ch08::Dtype::f16, 0.0f, C.data(), s); };
+    };
+    wb::SpeedCase speed;
+    speed.description = std::to_string(n) + "^3 fp16, alpha = 1, beta = 0";
+    speed.candidate = launch_of(candidate_fn);
+    if (previous) speed.previous_reference = launch_of(previous);
+    speed.current_reference = launch_of(current);
+    speed.flops = 2.0 * n * n * static_cast<double>(n);
+    const wb::Launch cublas = [&](cudaStream_t s) {
+        ch08::cublas_hgemm(n, n, n, 1.0f, A.data(), B.data(), ch08::Dtype::f16, 0.0f, R.data(), s);
+    };
+    speed.recheck = [&] {
+        C.poison();
+        stage.run(launch_of(candidate_fn));
+        stage.run(cublas);
+        const std::vector<float> expected_f = R.download();
+        stage.expect(wb::compare(std::vector<double>(expected_f.begin(), expected_f.end()), C.download(),
+                                 against_cublas_tolerance(n, 1.0f, 0.0f), wb::Layout::matrix(n, n)),
+                     "the timed " + speed.description + " inputs, after timing, against cuBLAS");
+        const std::vector<double> ms =
+            wb::interleaved_median_ms(stage.stream(), {launch_of(candidate_fn), cublas}, wb::TimingPlan{2, 10});
+        const double tflops = speed.flops / (ms[0] * 1e-3) / 1e12, cublas_tflops = speed.flops / (ms[1] * 1e-3) / 1e12;
+        std::printf(
+            "        cuBLAS (cublasGemmEx, fp16 in, fp32 compute) at %d^3: %.1f TFLOP/s; this stage reaches %.1f%% of "
+            "it\n",
+            n, cublas_tflops, 100.0 * tflops / cublas_tflops);
+        stage.record("cublas_tflops", cublas_tflops);
+        stage.record("pct_cublas", 100.0 * tflops / cublas_tflops);
+    };
+    stage.check_speed(speed);
+}
+
+constexpr int kTimed = 4096;
+
+/// Every chapter-8 stage needs compute capability 8.0 (mma.sync with bf16, cp.async); the emulator
+/// models 8.0. On an older GPU the stage is reported as skipped, not failed.
+void skip_below_compute_capability_8(int id)
+{
+    if (wb::emulated() || wb::device_info().cc_major >= 8) return;
+    char reason[200];
+    std::snprintf(reason, sizeof reason,
+                  "chapter 8, stage %d needs compute capability 8.0 or newer (tensor-core mma.sync for bf16, "
+                  "cp.async); this GPU has %d.%d",
+                  id, wb::device_info().cc_major, wb::device_info().cc_minor);
+    std::printf("WORKBOOK-SKIP: %s.\n", reason);
+    throw wb::StageFailure{wb::Status::skipped, reason};
+}
+
+}   // namespace
+
+/// Grades stage K: correctness in both types, then speed against the previous reference stage.
+template <int K>
+void grade_stage_case(wb::Stage& stage)
+{
+    skip_below_compute_capability_8(K);
+    check_all(stage, wb::stages::candidate<K>);
+    time_stage(stage, wb::stages::candidate<K>, wb::stages::previous<K>, wb::stages::current<K>, kTimed);
+}
+
+// One test case per stage of stages.json ("stage K: <title>", tag [stageK]), each running grade_stage_case<K>.
+WORKBOOK_STAGE_TEST_CASES()
