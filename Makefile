@@ -60,7 +60,7 @@ configure: $(BUILD)/CMakeCache.txt
 	@$(if $(BACKEND),cmake -S . -B $(BUILD) -DWORKBOOK_BACKEND=$(BACKEND) >/dev/null,true)
 
 define need_chapter
-	@if [ -z "$(CH)" ]; then echo "Say which chapter, e.g. make $(1) 2 (chapters: 1 to 7, see make chapters)."; exit 2; fi
+	@if [ -z "$(CH)" ]; then echo "Say which chapter, e.g. make $(1) 2 (see make chapters for the list)."; exit 2; fi
 	@$(PYTHON) tools/workbook.py chapters >/dev/null 2>&1 || { echo "Python 3 was not found: install it (Debian/Ubuntu: sudo apt-get install python3)."; exit 1; }
 	@if ! ls -d chapters/$(CHAPTER)_* >/dev/null 2>&1; then $(PYTHON) tools/workbook.py check $(CH); exit 2; fi
 endef
