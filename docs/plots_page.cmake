@@ -1,7 +1,10 @@
 # Run by `make docs` before Doxygen (cmake -P): writes the "Benchmark plots" page from the plots that
 # `make plot-chapter N` left in the build folder, and stages their images for Doxygen's IMAGE_PATH.
 #   -DSOURCE_DIR=<workbook>  -DPLOTS_DIR=<build>/plots  -DIMAGES_DIR=<docs out>/images  -DPAGE=<file.dox>
+#   -DCHAPTER_TITLES=<file>  each chapter's number and title, written at configure time by the one
+#                            reader of stages.json (cmake/WorkbookStages.cmake)
 # With no plots the page says how to make them, so the documentation builds (warning-free) anywhere.
+include("${CHAPTER_TITLES}")
 file(REMOVE_RECURSE "${IMAGES_DIR}")
 file(MAKE_DIRECTORY "${IMAGES_DIR}")
 
@@ -16,16 +19,11 @@ set(count 0)
 foreach(svg IN LISTS plots)
   get_filename_component(stem "${svg}" NAME_WE)
   string(REGEX REPLACE "^chapter" "" chapter_dir "${stem}")
-  set(meta_file "${SOURCE_DIR}/chapters/${chapter_dir}/stages.json")
-  if(NOT EXISTS "${meta_file}")
+  if(NOT DEFINED chapter_${chapter_dir}_NUMBER)
     continue()   # a plot of a chapter this copy of the workbook does not have
   endif()
-  file(READ "${meta_file}" json)
-  string(JSON number ERROR_VARIABLE json_error GET "${json}" chapter)
-  string(JSON title ERROR_VARIABLE json_error GET "${json}" title)
-  if(json_error)
-    continue()
-  endif()
+  set(number "${chapter_${chapter_dir}_NUMBER}")
+  set(title "${chapter_${chapter_dir}_TITLE}")
   file(COPY "${svg}" DESTINATION "${IMAGES_DIR}")
   set(caption "")
   if(EXISTS "${PLOTS_DIR}/${stem}.caption")
