@@ -9,11 +9,12 @@ tags' meaning is documented on the tools page (docs/tools.md, "Interview tags").
 """
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+from wbtools import core  # noqa: E402   the one reader of stages.json
 BEGIN = "<!-- interview tags: generated from stages.json by tools/interview_tags.py; do not edit -->"
 END = "<!-- end of interview tags -->"
 ANCHOR = "## Interview questions"
@@ -52,8 +53,8 @@ def updated(readme: str, meta: dict) -> str:
 def main() -> int:
     check = "--check" in sys.argv[1:]
     stale = []
-    for folder in sorted(p for p in (ROOT / "chapters").iterdir() if (p / "stages.json").is_file()):
-        meta = json.loads((folder / "stages.json").read_text())
+    for folder in core.chapter_dirs():
+        meta = core.read_meta(folder)
         path = folder / "README.md"
         text = path.read_text()
         new = updated(text, meta)
