@@ -63,7 +63,7 @@ __global__ void half_warp(float* out)
     }
 }
 
-constexpr int kOutsideLine = __LINE__ + 3;
+constexpr int kOutsideLine = __LINE__ + 1;   // the __shfl_sync of the next line
 __global__ void not_in_own_mask(int* out) { out[threadIdx.x] = __shfl_sync(0x0000000fu, 1, 0); }
 
 __global__ void exited_lane(int* out)
