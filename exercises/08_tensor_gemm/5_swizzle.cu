@@ -1,4 +1,4 @@
-// Chapter 8, stage 5: an XOR-swizzled shared-memory layout.                         (your exercise)
+// Chapter 8, stage 5: XOR-swizzled shared memory, big warp tiles, fragments loaded ahead. (your exercise)
 //
 // Write the kernel and the launch. The contract (layouts, sizes, alignment, what is checked) is in
 // chapters/08_tensor_gemm/stages.cuh; the lesson is chapters/08_tensor_gemm/README.md.
@@ -14,8 +14,10 @@ namespace WORKBOOK_TRACK {
 void hgemm_5_swizzle(int M, int N, int K, float alpha, const void* A, const void* B, ch08::Dtype dtype, float beta,
                      float* C, cudaStream_t stream)
 {
-    // TODO: stage 4 with unpadded shared rows of 32 elements, chunk c of row r stored at chunk c ^ ((r / 2) % 4).
-    // TODO: one offset(r, k) function used by both the cp.async destination and the ldmatrix addresses.
+    // TODO: stage 4's pipeline with unpadded shared rows of 64 elements, chunk c of row r stored at chunk c ^ (r % 8),
+    //       through one offset(r, k) function used by both the cp.async destination and the ldmatrix addresses.
+    // TODO: 4 warps of 64 x 64 in a 128 x 128 block tile; two sets of fragments, the next K step's loaded while
+    //       this step's mma run.
     // TODO: launch on `stream` for T = __half when dtype == ch08::Dtype::f16, __nv_bfloat16 otherwise
     //       (A and B point to T), then WB_CHECK_LAUNCH().
     (void)M, (void)N, (void)K, (void)alpha, (void)A, (void)B, (void)dtype, (void)beta, (void)C, (void)stream;
