@@ -31,14 +31,14 @@ constexpr int kWM = 64, kWN = 64;               // warp tile
 constexpr int kWarpsM = kBM / kWM, kWarpsN = kBN / kWN;
 constexpr int kThreads = kWarpsM * kWarpsN * 32;
 constexpr int kMmaM = kWM / 16, kMmaN = kWN / 8;
-constexpr int kKSteps = kBK / 16;                                 // mma K steps per tile
-constexpr int kChunksPerRow = kBK / ch08::kChunkElems;            // 8
-constexpr int kCopyRowStep = kThreads / kChunksPerRow;            // rows one pass of the block copies
-constexpr int kCopiesPerTile = kBM * kChunksPerRow / kThreads;    // per thread, per operand
-constexpr int kTileElems = kBM * kBK;                             // one operand tile
-constexpr int kStageElems = 2 * kTileElems;                       // A and B of one pipeline stage
+constexpr int kKSteps = kBK / 16;                                                   // mma K steps per tile
+constexpr int kChunksPerRow = kBK / ch08::kChunkElems;                              // 8
+constexpr int kCopyRowStep = kThreads / kChunksPerRow;                              // rows one pass of the block copies
+constexpr int kCopiesPerTile = kBM * kChunksPerRow / kThreads;                      // per thread, per operand
+constexpr int kTileElems = kBM * kBK;                                               // one operand tile
+constexpr int kStageElems = 2 * kTileElems;                                         // A and B of one pipeline stage
 constexpr std::size_t kSmemBytes = kStages * kStageElems * sizeof(std::uint16_t);   // 96 KiB
-constexpr int kGroupRows = 8;                                     // block rows per raster group
+constexpr int kGroupRows = 8;                                                       // block rows per raster group
 
 /// Where element (r, k) of a tile lives: chunk k / 8 of row r is stored at chunk (k / 8) ^ (r % 8). @p k
 /// is a multiple of 8 in every use (a chunk start, as cp.async and ldmatrix rows need).
