@@ -18,6 +18,8 @@ For each pair, section by section (a section runs from one heading to the next):
   graphs     the same number of \\dot graphs (their labels may be translated)
   answers    the same number of folded interview answers (\\answer ... \\endanswer)
 and for the hints: the same chapter, the same stages in the same order, the same number of hints each.
+In the Chinese file alone: no * or ** emphasis touching a Chinese character or full-width punctuation
+(Doxygen prints the asterisks there; write <b>...</b> or <em>...</em>).
 
 A difference fails with the file, the section (its English heading) and what differs. A missing Chinese
 file fails too, unless docs/zh/untranslated.txt lists it (one line: the path, then the reason); those
