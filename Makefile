@@ -19,6 +19,14 @@ CHAPTER         := $(if $(CH),$(shell printf '%02d' '$(CH)' 2>/dev/null))
 .PHONY: help configure check-chapter test docs bench memcheck-chapter selfcheck selfcheck-static clean chapters
 .PHONY: progress hint reset-chapter watch-chapter drill drill-grade drill-stop plot-chapter profile-chapter emu-profile-chapter
 
+# WORKBOOK_LANG=zh (or, without it, a zh_* LC_ALL, LC_MESSAGES or LANG): `make help` and the learner
+# tools speak Chinese (tools/wbtools/i18n.py, which decides the same way).
+HELP_IN_CHINESE := $(if $(WORKBOOK_LANG),$(filter zh%,$(WORKBOOK_LANG)),$(filter zh%,$(firstword $(LC_ALL) $(LC_MESSAGES) $(LANG))))
+
+ifneq ($(HELP_IN_CHINESE),)
+help:
+	@$(PYTHON) tools/workbook.py help-zh
+else
 help:
 	@echo "CUDA Kernel Workbook"
 	@echo ""
@@ -50,6 +58,8 @@ help:
 	@echo "  Options: CUDA_ARCH=90 builds for that compute capability (default: this machine's GPU)."
 	@echo "           BACKEND=cpu runs the kernels on the CPU emulator: correctness only, no GPU needed"
 	@echo "           (docs/emulation.md; set it on a fresh build folder, e.g. after make clean)."
+	@echo "           WORKBOOK_LANG=zh: the learner tools in Chinese (so does a zh_* LANG or LC_ALL)."
+endif
 
 $(BUILD)/CMakeCache.txt:
 	@command -v cmake >/dev/null 2>&1 || { echo "CMake was not found: install it (Debian/Ubuntu: sudo apt-get install cmake)."; exit 1; }

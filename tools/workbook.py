@@ -25,7 +25,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from wbtools import bench, chapters, check, drill, hints, plot, profile, progress, reset, watch  # noqa: E402
+from wbtools import bench, chapters, check, drill, hints, i18n, plot, profile, progress, reset, watch  # noqa: E402
 from wbtools.core import UserError  # noqa: E402
 
 
@@ -46,6 +46,8 @@ def main(argv: list[str]) -> int:
     command.set_defaults(func=bench.command_bench)
     command = sub.add_parser("chapters", help="list chapters and stages")
     command.set_defaults(func=chapters.command_chapters)
+    command = sub.add_parser("help-zh", help="make help in Chinese when WORKBOOK_LANG=zh (exit 3 otherwise)")
+    command.set_defaults(func=i18n.command_help)
     command = sub.add_parser("results", help="summarise the WORKBOOK-RESULT lines of a log on standard input")
     command.set_defaults(func=check.command_results)
     add_learner_commands(sub)

@@ -9,28 +9,30 @@ import os
 import subprocess
 import sys
 
-from . import core, profile, state
+from . import core, i18n, profile, state
 
 
 def print_table(meta: dict, results: dict[int, dict]) -> None:
     metric_is_flops = meta.get("metric") == "TFLOP/s"
     rate = "TFLOP/s" if metric_is_flops else "GB/s"
     pct_key, pct_header = ("pct_cublas", "% cuBLAS") if metric_is_flops else ("pct_copy", "% copy")
-    header = f"{'stage':<5} {'':<46} {'result':<22} {'speed-up':>9} {'needed':>7} {rate:>8} {pct_header:>8}"
+    header = (f"{i18n.ljust(i18n.tr('stage'), 5)} {'':<46} {i18n.ljust(i18n.tr('result'), 22)} "
+              f"{i18n.rjust(i18n.tr('speed-up'), 9)} {i18n.rjust(i18n.tr('needed'), 7)} {rate:>8} "
+              f"{i18n.rjust(i18n.tr(pct_header), 8)}")
     print(header)
-    print("-" * len(header))
+    print("-" * i18n.width(header))
     for stage in meta["stages"]:
         r = results.get(stage["id"])
         if r is None:
             continue
-        status = core.STATUS_TEXT.get(r.get("status"), r.get("status", "?"))
+        status = i18n.status(core.STATUS_TEXT.get(r.get("status"), r.get("status", "?")))
         speed = core.format_number(r.get("speedup"), "x{:.2f}")
         needed = core.format_number(r.get("required"), "x{:.2f}")
         value = r.get("tflops") if metric_is_flops else r.get("gbps")
         rate_text = core.format_number(value, "{:.1f}" if metric_is_flops else "{:.0f}")
         pct = core.format_number(r.get(pct_key), "{:.0f}%")
-        title = stage["title"][:46]
-        print(f"{stage['id']:<5} {title:<46} {status:<22} {speed:>9} {needed:>7} {rate_text:>8} {pct:>8}")
+        title = i18n.ljust(i18n.clip(stage["title"], 46), 46)
+        print(f"{stage['id']:<5} {title} {i18n.ljust(status, 22)} {speed:>9} {needed:>7} {rate_text:>8} {pct:>8}")
 
 
 def save_results(meta: dict, results: dict[int, dict]) -> None:
@@ -88,8 +90,11 @@ def command_check(args) -> int:
     batch_sanitizer = os.environ.get("WORKBOOK_SANITIZE") != "0"
     if batch_sanitizer:
         extra_env["WORKBOOK_SANITIZE"] = "0"
-    graded = "reference solutions" if args.solutions else "your exercises"
-    print(f"Chapter {meta['chapter']}: {meta['title']}  ({graded})")
+    graded = i18n.tr("reference solutions" if args.solutions else "your exercises")
+    print(i18n.tr("Chapter {chapter}: {title}  ({graded})", chapter=meta["chapter"], title=meta["title"],
+                  graded=graded))
+    if i18n.chinese():
+        print(i18n.tr("(the grader's explanations below are in English)"))
     results: dict[int, dict] = {}
     shown_failure = False
     emulated = False   # the build runs kernels on the CPU emulator (make BACKEND=cpu)
@@ -98,16 +103,18 @@ def command_check(args) -> int:
         results[stage] = result
         status = result.get("status")
         if status == "skipped":
-            print(f"\nYour code compiles. Grading needs an NVIDIA GPU: {result.get('summary', '')}.")
+            print(i18n.tr("\nYour code compiles. Grading needs an NVIDIA GPU: {summary}.",
+                          summary=result.get("summary", "")))
             for other in stages:
                 results[other] = {"stage": other, "status": "skipped"}
             break
         if result.get("emulated") and not emulated:
             emulated = True
-            print("  (emulated on the CPU: correctness only, speed needs a GPU)")
+            print(i18n.tr("  (emulated on the CPU: correctness only, speed needs a GPU)"))
         mark = "ok " if status == "passed" else "-- "
-        note = " (correctness)" if emulated and status == "passed" else ""
-        print(f"  {mark}stage {stage}: {core.STATUS_TEXT.get(status, status)}{note}")
+        note = i18n.tr(" (correctness)") if emulated and status == "passed" else ""
+        print(i18n.tr("  {mark}stage {stage}: {status}{note}", mark=mark, stage=stage,
+                      status=i18n.status(core.STATUS_TEXT.get(status, status)), note=note))
         if status != "passed" and not shown_failure and (status != "not-implemented" or args.verbose):
             print("\n" + core.failure_details(output) + "\n")
             shown_failure = True
@@ -124,13 +131,15 @@ def command_check(args) -> int:
     pending = [s for s in stages if results[s].get("status") not in ("passed", "skipped")]
     if pending:
         stage = next(s for s in meta["stages"] if s["id"] == pending[0])
-        print(f"\nNext: stage {stage['id']}, {stage['title']}: exercises/{meta['dir']}/{stage['file']}.cu"
-              f"  (hints: make hint CH={meta['chapter']} STAGE={stage['id']})")
+        print(i18n.tr("\nNext: stage {stage}, {title}: {file}  (hints: make hint CH={chapter} STAGE={stage})",
+                      stage=stage["id"], title=stage["title"], file=f"exercises/{meta['dir']}/{stage['file']}.cu",
+                      chapter=meta["chapter"]))
     elif all(results[s].get("status") == "passed" for s in stages):
-        print(f"\nEvery stage of chapter {meta['chapter']} passes." if not emulated else
-              f"\nEvery stage of chapter {meta['chapter']} is correct on the CPU emulator; speed needs a GPU.")
+        print(i18n.tr("\nEvery stage of chapter {chapter} passes." if not emulated else
+                      "\nEvery stage of chapter {chapter} is correct on the CPU emulator; speed needs a GPU.",
+                      chapter=meta["chapter"]))
     if emulated:
-        print("Emulated on the CPU: correctness only, speed needs a GPU (see docs/emulation.md).")
+        print(i18n.tr("Emulated on the CPU: correctness only, speed needs a GPU (see docs/emulation.md)."))
     return 0
 
 

@@ -13,6 +13,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from . import i18n
+
 ROOT = Path(os.environ.get("WORKBOOK_ROOT") or Path(__file__).resolve().parents[2]).resolve()
 BUILD = Path(os.environ.get("WORKBOOK_BUILD") or ROOT / "build").resolve()
 
@@ -93,7 +95,8 @@ def read_meta(folder: Path) -> dict:
 
 
 def all_chapters() -> list[dict]:
-    return [read_meta(folder) for folder in chapter_dirs()]
+    """Every chapter, titles and hints in the learner's language (i18n.localize_chapter)."""
+    return [i18n.localize_chapter(read_meta(folder), folder) for folder in chapter_dirs()]
 
 
 def chapter_list() -> str:

@@ -27,7 +27,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import core, reset, ui
+from . import core, i18n, reset, ui
 from . import state as st
 
 KEEP_MARKERS = ("@brief", "@param", "@tparam", "@return", "@pre", "Checked", "Alignment", "Contract", "Input",
@@ -304,23 +304,25 @@ def paper_deadline(active: dict) -> float | None:
 
 
 def banner(active: dict, meta: dict, stage: dict) -> None:
-    print(ui.paint(f"Drill: chapter {meta['chapter']}, stage {stage['id']}: {stage['title']}", "bold"))
+    print(ui.paint(i18n.tr("Drill: chapter {chapter}, stage {stage}: {title}", chapter=meta["chapter"],
+                           stage=stage["id"], title=stage["title"]), "bold"))
     tag = interview_tag(stage)
-    asked = f"Asked in interviews: {tag['asked']}"
+    asked = i18n.tr("Asked in interviews: {asked}", asked=i18n.tr(tag["asked"]))
     if tag.get("by_hand"):
-        asked += "; expected written by hand, from memory"
-    print(asked + ".")
+        asked += i18n.tr("; expected written by hand, from memory")
+    print(asked + i18n.tr("."))
     deadline = paper_deadline(active)
     if deadline is not None:
         at = time.strftime("%H:%M", time.localtime(deadline))
-        print(f"On paper: write it in {active['file']} without compiling or running it. At {at} "
-              f"({minutes_text(active['paper_minutes'])}) it is built and graded once.")
+        print(i18n.tr("On paper: write it in {file} without compiling or running it. At {at} ({minutes}) it is "
+                      "built and graded once.", file=active["file"], at=at,
+                      minutes=minutes_text(active["paper_minutes"])))
     else:
-        print(f"Write it in {active['file']}: it holds only the contract. Kernel, launch configuration, tail "
-              "handling: all yours.")
+        print(i18n.tr("Write it in {file}: it holds only the contract. Kernel, launch configuration, tail "
+                      "handling: all yours.", file=active["file"]))
     best = st.drill_history(st.load(), meta["chapter"], stage["id"]).get("best")
     if isinstance(best, (int, float)):
-        print(f"Your best time on this stage: {ui.duration(best)}.")
+        print(i18n.tr("Your best time on this stage: {time}.", time=ui.duration(best)))
 
 
 def finish(active: dict, meta: dict, stage: dict, kind: str) -> Path | None:
@@ -377,10 +379,12 @@ def grade(active: dict, meta: dict, stage: dict, timeout: float) -> bool:
     if isinstance(record.get("speedup"), (int, float)):
         extra = f", x{record['speedup']:.2f} over the previous stage"
     how = "on paper, first time" if paper else f"grading attempt {active.get('attempts', 1)}"
-    print(ui.paint(f"Passed in {ui.duration(seconds)} ({how}{extra}).", "green"))
+    print(ui.paint(i18n.tr("Passed in {time} ({how}{extra}).", time=ui.duration(seconds), how=how, extra=extra),
+                   "green"))
     if len(entry["times"]) > 1:
-        print(f"Your best on this stage: {ui.duration(entry['best'])} over {len(entry['times'])} drills.")
-    print(f"Your file is kept in {core.shown(kept)}; `make progress` shows the time.")
+        print(i18n.tr("Your best on this stage: {time} over {count} drills.", time=ui.duration(entry["best"]),
+                      count=len(entry["times"])))
+    print(i18n.tr("Your file is kept in {file}; `make progress` shows the time.", file=core.shown(kept)))
     return True
 
 
@@ -421,11 +425,11 @@ def paper(active: dict, meta: dict, stage: dict, timeout: float, wait=wait_for_h
     try:
         how = wait(paper_deadline(active))
     except KeyboardInterrupt:
-        print("\nThe drill is still running: `make drill` resumes it, `make drill-grade` hands it in, "
-              "`make drill-stop` gives it up.")
+        print(i18n.tr("\nThe drill is still running: `make drill` resumes it, `make drill-grade` hands it in, "
+                      "`make drill-stop` gives it up."))
         return 0
-    print("Time is up: building and grading your drill once." if how == "time" else
-          "Handed in: building and grading your drill once.")
+    print(i18n.tr("Time is up: building and grading your drill once." if how == "time" else
+                  "Handed in: building and grading your drill once."))
     return 0 if grade(active, meta, stage, timeout) else 1
 
 
@@ -480,7 +484,7 @@ def command_drill(args) -> int:
 
     if getattr(args, "stop", False):
         if running is None:
-            print("No drill is running.")
+            print(i18n.tr("No drill is running."))
             return 0
         active, meta, stage = running
         kept = finish(active, meta, stage, "stopped")
@@ -504,7 +508,7 @@ def command_drill(args) -> int:
             raise core.UserError(f"A drill is running (chapter {meta['chapter']}, stage {stage['id']}, "
                                  f"{ui.duration(now() - active['started'])} so far): finish it with "
                                  "`make drill-grade`, or give it up with `make drill-stop`, then start another.")
-        print(f"Resuming the drill started {ui.duration(now() - active['started'])} ago.")
+        print(i18n.tr("Resuming the drill started {time} ago.", time=ui.duration(now() - active["started"])))
     else:
         minutes = paper_minutes(args)
         if chapter in (None, ""):
@@ -525,8 +529,8 @@ def command_drill(args) -> int:
     banner(active, meta, stage)
     on_paper = paper_deadline(active) is not None
     if getattr(args, "no_wait", False) or not sys.stdin.isatty():
-        print("Hand it in with `make drill-grade` when the time is up (it is graded once)." if on_paper else
-              "Grade it with `make drill-grade` when you are ready; the clock is running.")
+        print(i18n.tr("Hand it in with `make drill-grade` when the time is up (it is graded once)." if on_paper else
+                      "Grade it with `make drill-grade` when you are ready; the clock is running."))
         return 0
     if on_paper:
         return paper(active, meta, stage, args.timeout)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import textwrap
 
-from . import core, ui
+from . import core, i18n, ui
 from . import progress
 from . import state as st
 
@@ -19,10 +19,11 @@ def pick_stage(args, state: dict) -> tuple[dict, dict]:
     stage = getattr(args, "stage", None)
     if chapter in (None, ""):
         if stage not in (None, ""):
-            raise core.UserError(f"STAGE={stage} needs a chapter too, e.g. make hint CH=1 STAGE={stage}.")
+            raise core.UserError(i18n.tr("STAGE={stage} needs a chapter too, e.g. make hint CH=1 STAGE={stage}.",
+                                         stage=stage))
         following = progress.next_stage(core.all_chapters(), state)
         if following is None:
-            raise core.UserError("Every stage passes already: name one, e.g. make hint CH=1 STAGE=2.")
+            raise core.UserError(i18n.tr("Every stage passes already: name one, e.g. make hint CH=1 STAGE=2."))
         return following
     meta = core.load_chapter(chapter)
     if stage in (None, ""):
@@ -35,6 +36,14 @@ def pick_stage(args, state: dict) -> tuple[dict, dict]:
 
 
 def wrap(label: str, text: str) -> str:
+    if i18n.chinese() and i18n.width(text) != len(text):   # Chinese: no spaces to break at, cut by columns
+        lines, rest, first = [], text, True
+        while rest:
+            room = 100 - i18n.width(label)
+            piece = i18n.clip(rest, room) or rest[:1]
+            lines.append((label if first else " " * i18n.width(label)) + piece)
+            rest, first = rest[len(piece):].lstrip(), False
+        return "\n".join(lines)
     return textwrap.fill(text, width=100, initial_indent=label, subsequent_indent=" " * len(label))
 
 
@@ -43,18 +52,22 @@ def command_hint(args) -> int:
     meta, stage = pick_stage(args, state)
     number, sid = meta["chapter"], stage["id"]
     hints = [h for h in stage.get("hints") or [] if isinstance(h, str) and h.strip()]
-    print(ui.paint(f"Chapter {number}, stage {sid}: {stage['title']}", "bold"))
-    print(ui.paint(f"your file: {core.shown(core.exercise_path(meta, stage))}   "
-                   f"the contract: chapters/{meta['dir']}/stages.cuh ({stage['launcher']})", "dim"))
+    lesson = f"chapters/{meta['dir']}/README.zh.md" if i18n.chinese() else f"chapters/{meta['dir']}/README.md"
+    print(ui.paint(i18n.tr("Chapter {chapter}, stage {stage}: {title}", chapter=number, stage=sid,
+                           title=stage["title"]), "bold"))
+    print(ui.paint(i18n.tr("your file: {file}   the contract: {contract} ({launcher})",
+                           file=core.shown(core.exercise_path(meta, stage)),
+                           contract=f"chapters/{meta['dir']}/stages.cuh", launcher=stage["launcher"]), "dim"))
     print()
     if not hints:
-        print(f"Stage {sid} has no hints yet: the chapter's lesson (chapters/{meta['dir']}/README.md) "
-              "explains the idea.")
+        print(i18n.tr("Stage {stage} has no hints yet: the chapter's lesson ({lesson}) explains the idea.",
+                      stage=sid, lesson=lesson))
         return 0
     if getattr(args, "reset", False):
         st.set_hints_seen(state, number, sid, 0)
         st.save(state)
-        print(f"The hints of stage {sid} are hidden again: `make hint CH={number} STAGE={sid}` shows the first.")
+        print(i18n.tr("The hints of stage {stage} are hidden again: `make hint CH={chapter} STAGE={stage}` "
+                      "shows the first.", stage=sid, chapter=number))
         return 0
     seen = min(st.hints_seen(state, number, sid), len(hints))
     show_all = getattr(args, "all", False)
@@ -65,9 +78,10 @@ def command_hint(args) -> int:
     else:
         new = []
     for index in range(seen):
-        print(ui.paint(wrap(f"Hint {index + 1} of {len(hints)} (seen): ", hints[index]), "dim"))
+        label = i18n.tr("Hint {index} of {total} (seen): ", index=index + 1, total=len(hints))
+        print(ui.paint(wrap(label, hints[index]), "dim"))
     for index in new:
-        label = f"Hint {index + 1} of {len(hints)}: "
+        label = i18n.tr("Hint {index} of {total}: ", index=index + 1, total=len(hints))
         print(ui.paint(label, "cyan") + wrap(label, hints[index])[len(label):])
     shown_now = seen + len(new)
     st.set_hints_seen(state, number, sid, shown_now)
@@ -75,13 +89,14 @@ def command_hint(args) -> int:
     print()
     left = len(hints) - shown_now
     if left > 0:
-        print(f"{left} more hint{'s' if left > 1 else ''} left: run the same command again "
-              f"(make hint CH={number} STAGE={sid}).")
+        print(i18n.tr("{left} more {hints} left: run the same command again (make hint CH={chapter} STAGE={stage}).",
+                      left=left, hints="hints" if left > 1 else "hint", chapter=number, stage=sid))
     elif not new:
-        print(f"You have seen every hint of this stage. Still stuck? Re-read the stage's section in "
-              f"chapters/{meta['dir']}/README.md; the reference is {core.shown(core.solution_path(meta, stage))} "
-              f"(make hint CH={number} STAGE={sid} RESET=1 hides the hints again).")
+        print(i18n.tr("You have seen every hint of this stage. Still stuck? Re-read the stage's section in "
+                      "{lesson}; the reference is {solution} (make hint CH={chapter} STAGE={stage} RESET=1 hides "
+                      "the hints again).", lesson=lesson, solution=core.shown(core.solution_path(meta, stage)),
+                      chapter=number, stage=sid))
     else:
-        print("That was the last hint. Then there is the chapter's lesson, and the reference solution "
-              f"({core.shown(core.solution_path(meta, stage))}) once you have tried.")
+        print(i18n.tr("That was the last hint. Then there is the chapter's lesson, and the reference solution "
+                      "({solution}) once you have tried.", solution=core.shown(core.solution_path(meta, stage))))
     return 0

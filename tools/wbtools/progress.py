@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import textwrap
 
-from . import core, ui
+from . import core, i18n, ui
 from . import state as st
 
 
@@ -44,17 +44,18 @@ def interview_tag(item: dict) -> str:
     tag = item.get("interview")
     if not isinstance(tag, dict) or tag.get("asked") not in ("high", "medium", "low"):
         return ""
-    return tag["asked"] + (", by hand" if tag.get("by_hand") is True else "")
+    return i18n.tr(tag["asked"]) + (i18n.tr(", by hand") if tag.get("by_hand") is True else "")
 
 
 def overview(chapters: list[dict], state: dict) -> list[str]:
     wide = any(s["id"] >= 10 for m in chapters for s in m["stages"])
     cell = 3 if wide else 2
     most = max((len(m["stages"]) for m in chapters), default=0)
-    name_width = max((len(m["title"]) for m in chapters), default=10)
+    name_width = max((i18n.width(m["title"]) for m in chapters), default=10)
     name_width = min(max(name_width, 7), 34)
     numbers = "".join(str(i + 1).ljust(cell) for i in range(most))
-    lines = [f"    {'chapter':<{name_width}}  {ui.pad(ui.paint(numbers, 'dim'), most * cell)}  passed  interview"]
+    lines = [f"    {i18n.ljust(i18n.tr('chapter'), name_width)}  {ui.pad(ui.paint(numbers, 'dim'), most * cell)}  "
+             f"{i18n.ljust(i18n.tr('passed'), 6)}  {i18n.tr('interview')}"]
     for meta in chapters:
         marks = ""
         passed = 0
@@ -64,12 +65,14 @@ def overview(chapters: list[dict], state: dict) -> list[str]:
             marks += ui.symbol(category) + " " * (cell - 1)
         marks += " " * (cell * (most - len(meta["stages"])))
         count = f"{passed}/{len(meta['stages'])}"
-        title = meta["title"][:name_width]
-        lines.append(f" {meta['chapter']:>2} {title:<{name_width}}  {marks}  {count:<6}  {interview_tag(meta)}")
-    legend = "   ".join(f"{ui.symbol(c)} {c}" for c in (st.PASSED, st.TOO_SLOW, st.FAILING, st.NOT_STARTED))
+        title = i18n.ljust(i18n.clip(meta["title"], name_width), name_width)
+        lines.append(f" {meta['chapter']:>2} {title}  {marks}  {count:<6}  {interview_tag(meta)}")
+    legend = "   ".join(f"{ui.symbol(c)} {i18n.status(c)}"
+                        for c in (st.PASSED, st.TOO_SLOW, st.FAILING, st.NOT_STARTED))
     lines.append("    " + legend)
-    lines.append(ui.paint("    interview: how often interviews ask for it (high, medium, low); by hand: written "
-                          "from memory on a blank page (docs: Tools, interview tags)", "dim"))
+    meaning = i18n.tr("interview: how often interviews ask for it (high, medium, low); by hand: "
+                      "written from memory on a blank page (docs: Tools, interview tags)")
+    lines.append(ui.paint("    " + meaning, "dim"))
     return lines
 
 
@@ -77,43 +80,49 @@ def details(meta: dict, state: dict) -> list[str]:
     rate_header, rate_key, pct_header, pct_key = limit_column(meta)
     rate_pattern = "{:.1f}" if rate_key == "tflops" else "{:.0f}"
     title_width = 44
-    header = (f" {'stage':<{title_width + 4}} {'state':<24} {'speed-up':>8} {'needed':>7} {rate_header:>8} "
-              f"{pct_header:>8}  {'drill best':>10}  {'interview':<15} graded")
-    lines = [ui.paint(f"Chapter {meta['chapter']}: {meta['title']}", "bold"), ui.paint(header, "dim")]
+    words = {w: i18n.tr(w) for w in ("stage", "state", "speed-up", "needed", "drill best", "interview", "graded")}
+    header = (f" {i18n.ljust(words['stage'], title_width + 4)} {i18n.ljust(words['state'], 24)} "
+              f"{i18n.rjust(words['speed-up'], 8)} {i18n.rjust(words['needed'], 7)} {rate_header:>8} "
+              f"{i18n.rjust(i18n.tr(pct_header), 8)}  {i18n.rjust(words['drill best'], 10)}  "
+              f"{i18n.ljust(words['interview'], 15)} {words['graded']}")
+    lines = [ui.paint(i18n.tr("Chapter {chapter}: {title}", chapter=meta["chapter"], title=meta["title"]), "bold"),
+             ui.paint(header, "dim")]
     stale = False
     for stage in meta["stages"]:
         record = st.result(state, meta["chapter"], stage["id"])
         category = st.category(record)
-        text = category
+        text = i18n.status(category)
         if category == st.FAILING:
-            text = core.STATUS_TEXT.get(record.get("status"), str(record.get("status", "?")))
+            text = i18n.status(core.STATUS_TEXT.get(record.get("status"), str(record.get("status", "?"))))
         elif record and record.get("status") == "not-implemented":
-            text = "not implemented yet"
+            text = i18n.status("not implemented yet")
         if edited_since(meta, stage, record):
             text += " *"
             stale = True
-        text = (ui.symbol(category) + " " + ui.paint(text[:22], ui.color_of(category)))
+        text = (ui.symbol(category) + " " + ui.paint(i18n.clip(text, 22), ui.color_of(category)))
         record = record or {}
         drill = st.drill_history(state, meta["chapter"], stage["id"])
         drill_text = ui.duration(drill["best"]) if isinstance(drill.get("best"), (int, float)) else "-"
-        title = stage["title"] if len(stage["title"]) <= title_width else stage["title"][:title_width - 3] + "..."
+        title = stage["title"] if i18n.width(stage["title"]) <= title_width else \
+            i18n.clip(stage["title"], title_width - 3) + "..."
         lines.append(
-            f" {stage['id']:>2}  {title:<{title_width}} {ui.pad(text, 24)} "
+            f" {stage['id']:>2}  {i18n.ljust(title, title_width)} {ui.pad(text, 24)} "
             f"{core.format_number(record.get('speedup'), 'x{:.2f}'):>8} "
             f"{core.format_number(record.get('required'), 'x{:.2f}'):>7} "
             f"{core.format_number(record.get(rate_key), rate_pattern):>8} "
             f"{core.format_number(record.get(pct_key), '{:.0f}%'):>8}  "
-            f"{drill_text:>10}  {interview_tag(stage):<15} {ui.when(record.get('time'))}")
+            f"{drill_text:>10}  {i18n.ljust(interview_tag(stage), 15)} {ui.when(record.get('time'))}")
     if stale:
-        lines.append(ui.paint(f" * edited since it was graded: `make check-chapter {meta['chapter']}` grades it again.",
-                              "dim"))
+        lines.append(ui.paint(i18n.tr(" * edited since it was graded: `make check-chapter {chapter}` grades it again.",
+                                      chapter=meta["chapter"]), "dim"))
     failing = [(s, st.result(state, meta["chapter"], s["id"])) for s in meta["stages"]
                if st.category(st.result(state, meta["chapter"], s["id"])) in (st.FAILING, st.TOO_SLOW)]
     for stage, record in failing[:1]:
         summary = (record or {}).get("summary")
         if summary:
             wrapped = textwrap.shorten(summary, width=160, placeholder=" ...")
-            lines.append(ui.paint(f" last message of stage {stage['id']}: {wrapped}", "dim"))
+            lines.append(ui.paint(i18n.tr(" last message of stage {stage}: {message}", stage=stage["id"],
+                                          message=wrapped), "dim"))
     return lines
 
 
@@ -131,8 +140,9 @@ def command_progress(args) -> int:
     total = sum(len(m["stages"]) for m in chapters)
     passed = sum(st.category(st.result(state, m["chapter"], s["id"])) == st.PASSED
                  for m in chapters for s in m["stages"])
-    print(ui.paint("CUDA Kernel Workbook: your progress", "bold"))
-    print(f"{ui.bar(passed, total)}  {passed} of {total} stages passed ({100 * passed / total:.0f}%)")
+    print(ui.paint(i18n.tr("CUDA Kernel Workbook: your progress"), "bold"))
+    print(f"{ui.bar(passed, total)}  " + i18n.tr("{passed} of {total} stages passed ({percent}%)", passed=passed,
+                                                 total=total, percent=f"{100 * passed / total:.0f}"))
     print()
     for line in overview(chapters, state):
         print(line)
@@ -143,16 +153,17 @@ def command_progress(args) -> int:
             print(line)
     print()
     if not any(has_any(m, state) for m in chapters):
-        print("Nothing graded yet: start with `make check-chapter 1`; results appear here as you go.")
+        print(i18n.tr("Nothing graded yet: start with `make check-chapter 1`; results appear here as you go."))
     following = next_stage([wanted] if wanted else chapters, state)
     if following:
         meta, stage = following
-        print(f"Next: chapter {meta['chapter']}, stage {stage['id']} ({stage['title']}), in "
-              f"{core.shown(core.exercise_path(meta, stage))}.")
-        print(f"      Grade it: make check-chapter {meta['chapter']} STAGE={stage['id']}   "
-              f"stuck? make hint CH={meta['chapter']} STAGE={stage['id']}")
+        print(i18n.tr("Next: chapter {chapter}, stage {stage} ({title}), in {file}.", chapter=meta["chapter"],
+                      stage=stage["id"], title=stage["title"], file=core.shown(core.exercise_path(meta, stage))))
+        print(i18n.tr("      Grade it: make check-chapter {chapter} STAGE={stage}   stuck? make hint CH={chapter} "
+                      "STAGE={stage}", chapter=meta["chapter"], stage=stage["id"]))
     elif wanted:
-        print(f"Every stage of chapter {wanted['chapter']} passes. Time yourself: make drill CH={wanted['chapter']}")
+        print(i18n.tr("Every stage of chapter {chapter} passes. Time yourself: make drill CH={chapter}",
+                      chapter=wanted["chapter"]))
     else:
-        print("Every stage of every chapter passes. Time yourself on them: make drill")
+        print(i18n.tr("Every stage of every chapter passes. Time yourself on them: make drill"))
     return 0

@@ -7,6 +7,7 @@ import re
 import sys
 import time
 
+from . import i18n
 from . import state as st
 
 _CODES = {"green": "32", "yellow": "33", "red": "31", "dim": "2", "bold": "1", "cyan": "36"}
@@ -31,7 +32,7 @@ _ANSI = re.compile(r"\033\[[0-9;]*m")
 
 
 def visible_len(text: str) -> int:
-    return len(_ANSI.sub("", text))
+    return i18n.width(_ANSI.sub("", text))   # CJK characters take two columns
 
 
 def pad(text: str, width: int, right: bool = False) -> str:
@@ -103,9 +104,9 @@ def when(epoch: float | None, now: float | None = None) -> str:
     now = time.time() if now is None else now
     day = time.strftime("%Y-%m-%d", time.localtime(epoch))
     if day == time.strftime("%Y-%m-%d", time.localtime(now)):
-        return "today " + time.strftime("%H:%M", time.localtime(epoch))
+        return i18n.tr("today") + " " + time.strftime("%H:%M", time.localtime(epoch))
     if day == time.strftime("%Y-%m-%d", time.localtime(now - 86400)):
-        return "yesterday " + time.strftime("%H:%M", time.localtime(epoch))
+        return i18n.tr("yesterday") + " " + time.strftime("%H:%M", time.localtime(epoch))
     return day
 
 
