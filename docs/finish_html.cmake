@@ -8,7 +8,7 @@
 #    so formulas render when the folder is copied elsewhere or served over HTTP.
 # 2. Diagrams: Doxygen 1.9 puts each inline dot graph in an <iframe> of fixed width, which cuts off a
 #    graph wider than the page. An <img> of the same SVG scales with the stylesheet
-#    (docs/workbook.css: max-width 100%). The graphs have no links, so nothing is lost.
+#    (docs/workbook.css: max-width 100%). The graphs have no links, so nothing is lost. Both sites.
 
 if(MATHJAX_DIR AND EXISTS "${MATHJAX_DIR}/MathJax.js")
   set(dest "${HTML_DIR}/mathjax")
@@ -24,7 +24,7 @@ if(MATHJAX_DIR AND EXISTS "${MATHJAX_DIR}/MathJax.js")
   endforeach()
 endif()
 
-file(GLOB pages "${HTML_DIR}/*.html")
+file(GLOB pages "${HTML_DIR}/*.html" "${HTML_DIR}/zh/*.html")
 set(frame "<iframe scrolling=\"no\" frameborder=\"0\" src=\"(dot_inline_dotgraph_[0-9]+\\.svg)\" width=\"([0-9]+)\" height=\"([0-9]+)\">(<p><b>[^<]*</b></p>)?</iframe>")
 foreach(page IN LISTS pages)
   file(READ "${page}" html)
@@ -37,3 +37,48 @@ foreach(page IN LISTS pages)
     file(WRITE "${page}" "${scaled}")
   endif()
 endforeach()
+
+# 3. The language switch: every page of the English site (HTML_DIR) links to the same page of the
+#    Chinese one (HTML_DIR/zh, same page ids, so the same file name) and back; a page the other site
+#    does not have links to its main page. Each page also says its language (<html lang>), which lets
+#    the browser pick a CJK font for the Chinese text.
+function(add_language_switch dir other_dir other_prefix label lang)
+  file(GLOB site_pages "${dir}/*.html")
+  foreach(page IN LISTS site_pages)
+    get_filename_component(name "${page}" NAME)
+    set(target "${name}")
+    if(NOT EXISTS "${other_dir}/${name}")
+      set(target "index.html")
+    endif()
+    file(READ "${page}" html)
+    string(FIND "${html}" "<div id=\"projectname\">" at)
+    string(FIND "${html}" "id=\"workbook-lang\"" done)
+    if(at EQUAL -1 OR NOT done EQUAL -1)
+      continue()   # a page without Doxygen's title area (none today), or already switched
+    endif()
+    set(link "<div id=\"workbook-lang\"><a href=\"${other_prefix}${target}\" hreflang=\"${lang}\" lang=\"${lang}\">${label}</a></div>")
+    string(REPLACE "<div id=\"projectname\">" "${link}<div id=\"projectname\">" html "${html}")
+    file(WRITE "${page}" "${html}")
+  endforeach()
+endfunction()
+
+if(EXISTS "${HTML_DIR}/zh/index.html")
+  add_language_switch("${HTML_DIR}" "${HTML_DIR}/zh" "zh/" "中文" "zh-CN")
+  add_language_switch("${HTML_DIR}/zh" "${HTML_DIR}" "../" "English" "en")
+  file(GLOB zh_pages "${HTML_DIR}/zh/*.html")
+  foreach(page IN LISTS zh_pages)
+    file(READ "${page}" html)
+    string(REPLACE "<html xmlns=\"http://www.w3.org/1999/xhtml\">" "<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"zh-CN\">"
+           html "${html}")
+    file(WRITE "${page}" "${html}")
+  endforeach()
+  # Chinese labels in the diagrams: the CJK font first where the graph names Helvetica.
+  file(GLOB zh_graphs "${HTML_DIR}/zh/*.svg")
+  foreach(graph IN LISTS zh_graphs)
+    file(READ "${graph}" svg)
+    string(REPLACE "font-family=\"Helvetica,sans-Serif\"" "font-family=\"Helvetica,'Noto Sans CJK SC',sans-Serif\"" fixed "${svg}")
+    if(NOT fixed STREQUAL svg)
+      file(WRITE "${graph}" "${fixed}")
+    endif()
+  endforeach()
+endif()
