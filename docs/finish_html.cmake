@@ -72,11 +72,12 @@ if(EXISTS "${HTML_DIR}/zh/index.html")
            html "${html}")
     file(WRITE "${page}" "${html}")
   endforeach()
-  # Chinese labels in the diagrams: the CJK font first where the graph names Helvetica.
+  # Chinese labels in the diagrams: the CJK font right after the family the graph names (Helvetica,
+  # Times), before the generic one.
   file(GLOB zh_graphs "${HTML_DIR}/zh/*.svg")
   foreach(graph IN LISTS zh_graphs)
     file(READ "${graph}" svg)
-    string(REPLACE "font-family=\"Helvetica,sans-Serif\"" "font-family=\"Helvetica,'Noto Sans CJK SC',sans-Serif\"" fixed "${svg}")
+    string(REGEX REPLACE "font-family=\"([^\",']+),([^\"']+)\"" "font-family=\"\\1,'Noto Sans CJK SC',\\2\"" fixed "${svg}")
     if(NOT fixed STREQUAL svg)
       file(WRITE "${graph}" "${fixed}")
     endif()

@@ -10,9 +10,17 @@ One browser opens every page of <docs>/html and, once MathJax has finished, read
   - every local link leads to a file that exists, and to an anchor that exists on it;
   - every interview answer is folded (<details>) and holds its text;
   - no Markdown or Doxygen markup left as text (a literal ** or \\ref).
+The Chinese site (<docs>/html/zh/, same page names) gets the same checks and three more:
+  - the language switch of every page of either site leads to the same page in the other language
+    (its main page when the other has no such page);
+  - CJK text renders: the page holds Chinese text, and two different ideographs drawn in the page's
+    own font come out as two different full-width glyphs (a missing CJK font draws both as the same
+    box, or draws nothing);
+  - diagrams with Chinese labels name a CJK font, and the browser draws that font's ideographs.
 Then it copies the site to a temporary folder and opens the pages with formulas there: the site must
-not depend on where it was built (MathJax is loaded by a relative path). Screenshots of four pages
-are kept in <docs>/screenshots/. Exit status: 0 passed, 1 failed, 77 skipped (no Chromium, no site).
+not depend on where it was built (MathJax is loaded by a relative path). Screenshots of six pages
+(two of them Chinese) are kept in <docs>/screenshots/. Exit status: 0 passed, 1 failed, 77 skipped (no
+Chromium, no site).
 
 The browser is driven over the DevTools protocol on a pipe (--remote-debugging-pipe): starting
 Chromium costs seconds, so it starts once, not once per page. Standard library only.
@@ -24,6 +32,7 @@ import base64
 import html.parser
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -34,7 +43,31 @@ from pathlib import Path
 
 SKIP = 77
 SCREENSHOTS = {"index.html": "main_page.png", "grading.html": "grading.png",
-               "chapter02_reduce.html": "chapter02_reduce.png", "chapter07_sgemm.html": "chapter07_sgemm.png"}
+               "chapter02_reduce.html": "chapter02_reduce.png", "chapter07_sgemm.html": "chapter07_sgemm.png",
+               "zh/index.html": "zh_main_page.png", "zh/chapter02_reduce.html": "zh_chapter02_reduce.png"}
+CJK = re.compile(r"[\u4e00-\u9fff]")
+SWITCH = re.compile(r'<div id="workbook-lang"><a href="([^"]+)"')
+# Draws two different ideographs in the font of `selector` (or in `family`) and compares them: a
+# font that has them gives two different glyphs about 1em wide; without one, the browser draws the
+# same "missing glyph" box twice (or nothing). Returns null when the page has no such element.
+CJK_GLYPHS = """((selector, family) => {
+  const element = selector ? document.querySelector(selector) : null;
+  if (selector && !element) return null;
+  const style = element ? getComputedStyle(element) : null;
+  const font = "32px " + (family || style.fontFamily);
+  const draw = text => {
+    const canvas = document.createElement("canvas");
+    canvas.width = 64; canvas.height = 64;
+    const context = canvas.getContext("2d");
+    context.font = font;
+    context.fillStyle = "#000";
+    context.fillText(text, 8, 44);
+    return [context.measureText(text).width, Array.from(context.getImageData(0, 0, 64, 64).data).join(",")];
+  };
+  const [widthA, pixelsA] = draw("\u4e2d"), [widthB, pixelsB] = draw("\u7ebf");
+  const inked = pixelsA.split(",").some(v => v !== "0");
+  return {font: font, width: widthA, distinct: pixelsA !== pixelsB, inked: inked, sameWidth: widthA === widthB};
+})"""
 WINDOW = (1280, 2000)
 PAGE_TIMEOUT_S = 60.0
 # Resolves once MathJax 2 has typeset the page (its queue runs in order); at once without MathJax.
@@ -179,6 +212,8 @@ class PageReader(html.parser.HTMLParser):
         self._hidden = 0          # depth inside script/style/code-like elements
         self._answer_depth = 0
         self._answer_text: list[str] = []
+        self._div_depth = 0
+        self._fragment_depths: list[int] = []   # the div depths of the open code fragments
 
     def handle_starttag(self, tag, attrs):
         attributes = dict(attrs)
@@ -194,8 +229,13 @@ class PageReader(html.parser.HTMLParser):
             self.typeset += 1
         if "merror" in classes or tag == "mjx-merror":
             self.merrors += 1
-        if tag in ("script", "style", "code", "pre", "textarea") or "fragment" in classes:
+        if tag == "div":
+            self._div_depth += 1
+        if tag in ("script", "style", "code", "pre", "textarea"):
             self._hidden += 1
+        elif "fragment" in classes and tag == "div":   # a code block: hidden until its own </div>
+            self._hidden += 1
+            self._fragment_depths.append(self._div_depth)
         if tag == "details":
             self._answer_depth += 1
             if self._answer_depth == 1:
@@ -204,6 +244,11 @@ class PageReader(html.parser.HTMLParser):
     def handle_endtag(self, tag):
         if tag in ("script", "style", "code", "pre", "textarea") and self._hidden:
             self._hidden -= 1
+        if tag == "div":
+            if self._fragment_depths and self._fragment_depths[-1] == self._div_depth:
+                self._fragment_depths.pop()
+                self._hidden -= 1
+            self._div_depth = max(0, self._div_depth - 1)
         if tag == "details" and self._answer_depth:
             self._answer_depth -= 1
             if self._answer_depth == 0:
@@ -303,11 +348,63 @@ def answer_problems(raw_html: str, reader: PageReader) -> list[str]:
     return problems
 
 
+def switch_problems(page: Path, raw_html: str, site: Path) -> list[str]:
+    """The language switch: present, and leading to the same page in the other language (or, when that
+    language has no such page, to its main page). site: the English site, the Chinese one in site/zh."""
+    found = SWITCH.search(raw_html)
+    if not (site / "zh" / "index.html").is_file():
+        return []   # a site built without the Chinese edition has no switch
+    if not found:
+        return ["no language switch (div#workbook-lang) on the page: docs/finish_html.cmake adds it"]
+    chinese = page.parent == site / "zh"
+    other = site if chinese else site / "zh"
+    expected_name = page.name if (other / page.name).is_file() else "index.html"
+    target = (page.parent / urllib.parse.unquote(found.group(1))).resolve()
+    if target != (other / expected_name).resolve():
+        return [f"the language switch leads to {found.group(1)!r}, not to the same page in "
+                f"{'English' if chinese else 'Chinese'} ({expected_name})"]
+    return []
+
+
+def cjk_problems(browser: Browser, page: Path, reader: PageReader) -> list[str]:
+    """A page of the Chinese site: Chinese text that the browser draws with a CJK font, and diagrams
+    whose Chinese labels name a font the browser has the ideographs of."""
+    problems = []
+    text = "".join(reader.visible_text)
+    if not CJK.search(text):
+        return ["no Chinese text on a page of the Chinese site"]
+    glyphs = browser.evaluate(f"{CJK_GLYPHS}('div.contents', null)") or browser.evaluate(f"{CJK_GLYPHS}('body', null)")
+    if not glyphs or not glyphs["inked"] or not glyphs["distinct"] or not 0.8 * 32 <= glyphs["width"] <= 1.2 * 32:
+        problems.append(f"Chinese text does not render: two ideographs in {glyphs and glyphs['font']!r} come out "
+                        f"{'blank' if glyphs and not glyphs['inked'] else 'identical or not full-width'} "
+                        "(install a CJK font: Debian/Ubuntu sudo apt-get install fonts-noto-cjk)")
+    for link in set(reader.links):
+        if not link.endswith(".svg") or "://" in link:
+            continue
+        graph = page.parent / urllib.parse.unquote(link)
+        try:
+            svg = graph.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue   # link_problems reports it
+        if not CJK.search(svg):
+            continue
+        families = set(re.findall(r'font-family="([^"]+)"', svg))
+        if not any("CJK" in f or "WenQuanYi" in f or "Hei" in f for f in families):
+            problems.append(f"diagram {link}: Chinese labels but no CJK font among {sorted(families)}")
+            continue
+        for family in families:
+            drawn = browser.evaluate(f"{CJK_GLYPHS}(null, {json.dumps(family)})")
+            if not drawn or not drawn["inked"] or not drawn["distinct"]:
+                problems.append(f"diagram {link}: the browser cannot draw Chinese in {family!r}")
+    return problems
+
+
 def check_site(browser: Browser, site: Path, pages: list[Path], shots: Path | None,
                full: bool) -> dict[str, list[str]]:
     anchor_cache: dict[Path, set[str]] = {}
     report: dict[str, list[str]] = {}
     for page in pages:
+        name = page.relative_to(site).as_posix()
         raw = page.read_text(encoding="utf-8", errors="replace")
         dom, failed = browser.open(page.as_uri())
         problems = [f"failed to load {f}" for f in failed]
@@ -318,10 +415,13 @@ def check_site(browser: Browser, site: Path, pages: list[Path], shots: Path | No
                 problems += link_problems(page, reader, site, anchor_cache)
                 problems += answer_problems(raw, reader)
                 problems += markup_problems(reader)
-            if shots is not None and page.name in SCREENSHOTS:
-                browser.screenshot(shots / SCREENSHOTS[page.name])
+                problems += switch_problems(page, raw, site)
+                if page.parent == site / "zh":
+                    problems += cjk_problems(browser, page, reader)
+            if shots is not None and name in SCREENSHOTS:
+                browser.screenshot(shots / SCREENSHOTS[name])
         if problems:
-            report[page.name] = problems
+            report[name] = problems
     return report
 
 
@@ -341,7 +441,8 @@ def print_report(title: str, report: dict[str, list[str]], count: int) -> bool:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("docs", nargs="?", default="build/docs", help="the docs folder of a build (holds html/)")
-    parser.add_argument("--pages", default="*.html", help="which pages of html/ to open (a glob; default all)")
+    parser.add_argument("--pages", default="*.html",
+                        help="which pages of html/ and html/zh/ to open (a glob; default all)")
     args = parser.parse_args()
     docs = Path(args.docs).resolve()
     site = docs / "html"
@@ -352,7 +453,7 @@ def main() -> int:
     if not chromium:
         print("Site check skipped: Chromium is not installed (Debian/Ubuntu: sudo apt-get install chromium).")
         return SKIP
-    pages = sorted(site.glob(args.pages))
+    pages = sorted(site.glob(args.pages)) + sorted((site / "zh").glob(args.pages))
     shots = docs / "screenshots"
     shutil.rmtree(shots, ignore_errors=True)
     shots.mkdir(parents=True)
@@ -364,12 +465,12 @@ def main() -> int:
             # The same site elsewhere: formulas must still render (no absolute path to MathJax).
             copy = Path(scratch) / "copied-site"
             shutil.copytree(site, copy)
-            with_formulas = [copy / p.name for p in pages if has_formulas(p.read_text(errors="replace"))]
+            with_formulas = [copy / p.relative_to(site) for p in pages if has_formulas(p.read_text(errors="replace"))]
             ok &= print_report("Copied site, pages with formulas",
                                check_site(browser, copy, with_formulas, None, full=False), len(with_formulas))
         finally:
             browser.close()
-    checked = {p.name for p in pages}
+    checked = {p.relative_to(site).as_posix() for p in pages}
     missing = [name for page, name in SCREENSHOTS.items() if page in checked and not (shots / name).is_file()]
     if missing:
         print(f"Screenshots not taken: {', '.join(missing)}")

@@ -50,6 +50,7 @@ INLINE_MATH = re.compile(r"\\f\$(.*?)\\f\$", re.S)
 DISPLAY_MATH = re.compile(r"\\f\[(.*?)\\f\]", re.S)
 INLINE_CODE = re.compile(r"(`+)(.+?)\1")
 NUMBER = re.compile(r"\d+(?:\.\d+)?")
+EMPHASIS = re.compile(r"(?<!\*)\*{1,3}(?!\*)")
 TABLE_SEPARATOR = re.compile(r"^\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
 
 
@@ -68,6 +69,7 @@ class Section:
     graphs: int = 0
     answers: int = 0
     prose: list[str] = field(default_factory=list)
+    emphasis: list[str] = field(default_factory=list)   # * or ** touching a non-ASCII character
 
 
 def table_row(line: str) -> tuple[int, list[str]]:
@@ -149,6 +151,17 @@ def parse_markdown(text: str) -> list[Section]:
         section.refs = REF.findall(prose)
         section.images = IMAGE_CMD.findall(prose) + MD_LINK.findall(prose)
         section.answers = len(re.findall(r"\\answer\b", prose))
+        for match in EMPHASIS.finditer(prose):
+            before = prose[match.start() - 1] if match.start() else " "
+            after = prose[match.end()] if match.end() < len(prose) else " "
+            # Doxygen opens emphasis only after a space or ASCII punctuation, and closes it only before
+            # one: a marker with a Chinese character (or full-width punctuation) on its outside stays text.
+            opens = before.isspace() or (before.isascii() and not before.isalnum())
+            closes = after.isspace() or (after.isascii() and not after.isalnum())
+            if not opens and not closes and not (before.isascii() and after.isascii()):
+                line = prose[prose.rfind("\n", 0, match.start()) + 1:prose.find("\n", match.end())]
+                if short(line.strip(), 60) not in section.emphasis:
+                    section.emphasis.append(short(line.strip(), 60))
     return sections
 
 
@@ -177,6 +190,11 @@ def compare_markdown(english_text: str, chinese_text: str) -> list[str]:
     """The differences between an English page and its Chinese twin, one sentence each."""
     english, chinese = parse_markdown(english_text), parse_markdown(chinese_text)
     problems: list[str] = []
+    for section in chinese:
+        for line in section.emphasis:
+            where = f"section '{section.heading}' (zh line {section.line})" if section.heading else "the top"
+            problems.append(f"{where}: * or ** touches a Chinese character in '{line}': Doxygen leaves the "
+                            "asterisks as text there; write <b>...</b> or <em>...</em>, or put spaces around")
     for index in range(max(len(english), len(chinese))):
         if index >= len(english):
             extra = chinese[index]

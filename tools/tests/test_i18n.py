@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 import shutil
 import unittest
 from unittest import mock
 
-from support import FIXTURES, TOOLS, Args, WorkbookTest
+from support import FIXTURES, REPO, TOOLS, Args, WorkbookTest
 
-from wbtools import core, hints, i18n, progress
+from wbtools import check, core, hints, i18n, progress
 from wbtools import state as st
 
 
@@ -47,6 +48,15 @@ class Language(unittest.TestCase):
         with mock.patch.dict(os.environ, {"WORKBOOK_LANG": "zh"}):
             self.assertEqual(i18n.tr("Not in the table {n}", n=3), "Not in the table 3")
             self.assertEqual(i18n.tr("Chapter {chapter}: {title}", chapter=2, title="归约"), "第 2 章：归约")
+
+    def test_the_status_table_of_the_tools_page_is_this_table(self):
+        for page in ("docs/tools.md", "docs/zh/tools.md"):
+            text = (REPO / page).read_text(encoding="utf-8")
+            section = text[text.index("{#tools_language}"):text.index("## make progress")]
+            rows = re.findall(r"^\| ([a-z][^|]*?) \| ([^|]*?) \|$", section, re.M)
+            self.assertEqual(len(rows), len(i18n.STATUS) - 1, page)   # all but the bare "wrong"
+            for english, chinese in rows:
+                self.assertEqual(i18n.STATUS.get(english), chinese, f"{page}: {english}")
 
     def test_width_counts_cjk_twice(self):
         self.assertEqual(i18n.width("ab归约"), 6)
@@ -103,6 +113,23 @@ class ChineseTools(WorkbookTest):
         self.assertIn("正确但太慢", out)
         self.assertIn("第 1 章：逐元素运算", out)
         self.assertIn("下一步：第 1 章第", out)
+
+    def test_check_chapter_table_is_chinese(self):
+        self.add_translation()
+        meta = core.load_chapter(1)
+        results = {1: {"stage": 1, "status": "passed", "speedup": 1.3, "required": 1.2, "gbps": 3000.0},
+                   2: {"stage": 2, "status": "too-slow", "speedup": 1.0, "required": 1.2},
+                   3: {"stage": 3, "status": "wrong"}}
+        _, out, _ = self.capture(check.print_table, meta, results)
+        lines = out.splitlines()
+        self.assertIn("步骤", lines[0])
+        self.assertIn("结果", lines[0])
+        self.assertIn("朴素加法，每个线程一个元素", out)
+        self.assertIn("正确但太慢", out)
+        self.assertIn("结果错误", out)
+        # CJK characters are two columns wide: the speed-up column still lines up
+        ends = {i18n.width(line[:line.index("x1.")]) for line in lines[2:4] if "x1." in line}
+        self.assertEqual(len(ends), 1, out)
 
     def test_the_command_line_follows_the_locale(self):
         self.add_translation()

@@ -74,6 +74,38 @@ class AnswersAndMarkup(unittest.TestCase):
         self.assertTrue(site_check.markup_problems(site_check.read(page("<p>see \\ref grading</p>"))))
         self.assertEqual(site_check.markup_problems(site_check.read(page("<pre>a ** b</pre><b>fine</b>"))), [])
 
+    def test_text_after_a_code_block_is_still_checked(self):
+        code = '<div class="fragment"><div class="line">a ** b;</div><div class="line">c;</div></div>'
+        self.assertEqual(site_check.markup_problems(site_check.read(page(code + "<p>fine</p>"))), [])
+        after = site_check.read(page(code + "<p>一步要算**通过**，</p>"))
+        self.assertTrue(site_check.markup_problems(after))
+        self.assertIn("通过", "".join(after.visible_text))
+
+
+class Chinese(unittest.TestCase):
+    """The language switch of a page of either site (the Chinese one in html/zh)."""
+
+    def setUp(self):
+        self.site = Path(tempfile.mkdtemp(prefix="site-check-test-")).resolve()
+        self.addCleanup(shutil.rmtree, self.site, ignore_errors=True)
+        (self.site / "zh").mkdir()
+        for name in ("index.html", "zh/index.html", "a.html", "zh/a.html", "only_en.html"):
+            (self.site / name).write_text("<html></html>")
+
+    def switch(self, href: str) -> str:
+        return f'<div id="workbook-lang"><a href="{href}" hreflang="x">x</a></div><div id="projectname">'
+
+    def test_switch_to_the_same_page(self):
+        self.assertEqual(site_check.switch_problems(self.site / "a.html", self.switch("zh/a.html"), self.site), [])
+        self.assertEqual(site_check.switch_problems(self.site / "zh/a.html", self.switch("../a.html"), self.site), [])
+        self.assertEqual(site_check.switch_problems(self.site / "only_en.html", self.switch("zh/index.html"),
+                                                    self.site), [])
+
+    def test_wrong_or_missing_switch_is_reported(self):
+        self.assertTrue(site_check.switch_problems(self.site / "a.html", self.switch("zh/index.html"), self.site))
+        self.assertTrue(site_check.switch_problems(self.site / "zh/a.html", self.switch("index.html"), self.site))
+        self.assertTrue(site_check.switch_problems(self.site / "a.html", "<html></html>", self.site))
+
 
 if __name__ == "__main__":
     unittest.main()

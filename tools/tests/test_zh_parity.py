@@ -132,6 +132,13 @@ class Markdown(unittest.TestCase):
     def test_translated_graph_labels_and_text_are_allowed(self):
         self.assertEqual(self.problems(CHINESE.replace('label="加载"', 'label="读入"').replace("前缀和", "扫描")), [])
 
+    def test_emphasis_touching_chinese_is_caught(self):
+        found = self.problems(CHINESE.replace("前缀和，每次", "**前缀和**，每次"))
+        self.assertEqual(len(found), 1, found)
+        self.assertIn("Doxygen leaves the asterisks", found[0])
+        self.assertEqual(self.problems(CHINESE.replace("前缀和，每次", "<b>前缀和</b>，每次")), [])
+        self.assertEqual(self.problems(CHINESE.replace("前缀和，每次", "前缀和 **很快** 每次")), [])
+
     def test_code_inside_a_fence_is_not_a_heading(self):
         english = "# T {#t}\n\n```\n# not a heading\n```\n"
         self.assertEqual(zh_parity.compare_markdown(english, english.replace("# T", "# 标题")), [])
