@@ -40,6 +40,9 @@ help:
 	@echo "  make hint CH=2 STAGE=3   the next hint of a stage, one more each time (no STAGE: your current stage)"
 	@echo "  make watch-chapter N     re-grade the stage you edit on every save (STAGE=k: start with it)"
 	@echo "  make reset-chapter N     restore chapter N's skeletons (STAGE=k: one stage); your files are backed up"
+	@echo "                           LEVEL=outline|guided|blank: switch the scaffolding (outline: one sentence per"
+	@echo "                           kernel; guided: step by step; blank: the contract only); stages you changed"
+	@echo "                           are left alone unless FORCE=1. The level is remembered for later resets."
 	@echo "  make drill [CH=n]        timed interview drill: a blank stage with only its contract, in drill/"
 	@echo "                           PAPER=1: on paper, no compiling for PAPER_MINUTES (20), then one grading"
 	@echo "  make drill-grade         grade the running drill; make drill-stop gives it up (its file is kept)"
@@ -117,7 +120,7 @@ hint:
 
 reset-chapter:
 	$(call need_chapter,reset-chapter)
-	@$(TOOL) reset $(CH) $(if $(STAGE),--stage $(STAGE))
+	@$(TOOL) reset $(CH) $(if $(STAGE),--stage $(STAGE)) $(if $(LEVEL),--level $(LEVEL)) $(if $(filter 1 yes,$(FORCE)),--force)
 
 watch-chapter: configure
 	$(call need_chapter,watch-chapter)

@@ -148,7 +148,7 @@ RECIPE_PATTERNS = [
     (re.compile(r"::"), "a qualified name"),
     (re.compile(r"\bk[A-Z]\w*"), "a named constant of the solution"),
     (re.compile(r"\b0x[0-9a-fA-F]+\b"), "a mask"),
-    (re.compile(r"(?<!stage )(?<!stages )(?<!chapter )(?<![\w.])\d+(\.\d+)?\b"), "a number (an offset, a bound or a size)"),
+    (re.compile(r"(?<![\w.])\d+(\.\d+)?\b"), "a number (an offset, a bound or a size)"),
 ]
 
 
