@@ -91,7 +91,7 @@ test: configure
 # (WORKBOOK_CATALOG=ON, remembered in the build folder), runs the harness's CPU tests, then
 # tools/selfcheck.py: one table, exit status 1 on any surprise. Without a GPU it says so and passes.
 selfcheck: configure
-	cmake -S . -B $(BUILD) -DWORKBOOK_CATALOG=ON >/dev/null
+	cmake -S . -B $(BUILD) -DWORKBOOK_CATALOG=ON -DWORKBOOK_SCAFFOLD_LEVELS=ON >/dev/null
 	cmake --build $(BUILD) -j $(JOBS)
 	ctest --test-dir $(BUILD) --output-on-failure -L cpu
 	@$(PYTHON) tools/selfcheck.py --build $(BUILD)
