@@ -111,6 +111,13 @@ class Lint(unittest.TestCase):
         for todo in good:
             self.assertEqual(scaffold.recipe_problems(outline_with(todo), "good.cu"), [], todo)
 
+    def test_an_outline_block_holds_comments_only(self):
+        template = TEMPLATE.replace("// TODO: a kernel that writes each output once.\n",
+                                    "// TODO: a kernel that writes each output once.\n__global__ void k();\n")
+        [problem] = scaffold.outline_block_problems(template, "t.cu")
+        self.assertIn("t.cu:13: an //@ outline block holds code", problem)
+        self.assertEqual(scaffold.outline_block_problems(TEMPLATE, "t.cu"), [])
+
     def test_an_outline_without_todo(self):
         self.assertIn("has no TODO", scaffold.recipe_problems("void f() {}\n", "empty.cu")[0])
 

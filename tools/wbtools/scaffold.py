@@ -189,6 +189,21 @@ def recipe_problems(text: str, where: str) -> list[str]:
     return problems
 
 
+def outline_block_problems(template: str, where: str) -> list[str]:
+    """An outline block holds comments only: then the blank level is the outline without its comments, and
+    compiles and behaves as the outline does (which exercises/ tests)."""
+    problems, inside = [], False
+    for number, line in enumerate(template.splitlines(), start=1):
+        marker = MARKER_RE.match(line)
+        if marker:
+            inside = marker.group(1) == "outline"
+            continue
+        if inside and line.strip() and not line.strip().startswith("//"):
+            problems.append(f"{where}:{number}: an //@ outline block holds code; it holds the TODO sentences only "
+                            "(code for every level goes outside the blocks).")
+    return problems
+
+
 def kernel_count(meta: dict, stage: dict) -> int:
     try:
         return len(re.findall(r"__global__", core.solution_path(meta, stage).read_text()))
@@ -291,6 +306,7 @@ def command_scaffold(args) -> int:
         where = f"{core.shown(template_path(meta, stage))} (outline level)"
         if args.lint or not args.check:
             problems += recipe_problems(levels["outline"], where)
+            problems += outline_block_problems(template_text(meta, stage), core.shown(template_path(meta, stage)))
             kernels = kernel_count(meta, stage)
             todos = len(outline_todos(levels["outline"]))
             if todos < kernels:
