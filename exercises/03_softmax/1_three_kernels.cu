@@ -15,8 +15,8 @@ namespace WORKBOOK_TRACK {
 
 void softmax_1_three_kernels(const float* x, float* y, std::int64_t rows, std::int64_t cols, cudaStream_t stream)
 {
-    // TODO: launch your kernel on `stream` with the grid, block and shared memory you choose, then
-    //       check the launch with WB_CHECK_LAUNCH.
+    // TODO: launch your kernels in order on `stream` with the grids, blocks and shared memory you choose, then
+    //       check each launch with WB_CHECK_LAUNCH.
     (void)x, (void)y, (void)rows, (void)cols, (void)stream;
 }
 

@@ -15,8 +15,8 @@ namespace WORKBOOK_TRACK {
 void layernorm_1_two_kernels(const float* x, const float* gamma, const float* beta, float* y, float* mean, float* rstd,
                              std::int64_t rows, std::int64_t cols, float eps, cudaStream_t stream)
 {
-    // TODO: launch your kernel on `stream` with the grid, block and shared memory you choose, then
-    //       check the launch with WB_CHECK_LAUNCH.
+    // TODO: launch your kernels in order on `stream` with the grids, blocks and shared memory you choose, then
+    //       check each launch with WB_CHECK_LAUNCH.
     (void)x, (void)gamma, (void)beta, (void)y, (void)mean, (void)rstd, (void)rows, (void)cols, (void)eps, (void)stream;
 }
 

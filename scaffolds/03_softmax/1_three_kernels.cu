@@ -51,8 +51,8 @@ void softmax_1_three_kernels(const float* x, float* y, std::int64_t rows, std::i
     //       for rows * cols), WB_CHECK_LAUNCH() after each; cudaFreeAsync the workspace.
     //@ end
     //@ outline
-    // TODO: launch your kernel on `stream` with the grid, block and shared memory you choose, then
-    //       check the launch with WB_CHECK_LAUNCH.
+    // TODO: launch your kernels in order on `stream` with the grids, blocks and shared memory you choose, then
+    //       check each launch with WB_CHECK_LAUNCH.
     //@ end
     (void)x, (void)y, (void)rows, (void)cols, (void)stream;
 }

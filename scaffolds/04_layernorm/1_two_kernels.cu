@@ -51,8 +51,8 @@ void layernorm_1_two_kernels(const float* x, const float* gamma, const float* be
     //       elements, both on `stream`, WB_CHECK_LAUNCH() after each.
     //@ end
     //@ outline
-    // TODO: launch your kernel on `stream` with the grid, block and shared memory you choose, then
-    //       check the launch with WB_CHECK_LAUNCH.
+    // TODO: launch your kernels in order on `stream` with the grids, blocks and shared memory you choose, then
+    //       check each launch with WB_CHECK_LAUNCH.
     //@ end
     (void)x, (void)gamma, (void)beta, (void)y, (void)mean, (void)rstd, (void)rows, (void)cols, (void)eps, (void)stream;
 }
