@@ -19,22 +19,22 @@ namespace WORKBOOK_TRACK {
 
 void softmax_6_dispatch(const float* x, float* y, std::int64_t rows, std::int64_t cols, cudaStream_t stream)
 {
-    // TODO: pick the kernel for this shape and launch it on `stream` with the grid, block and shared memory you choose, then
-    //       check the launch with WB_CHECK_LAUNCH.
+    // TODO: pick the kernel for this shape and launch it on `stream` with the grid, block and shared
+    //       memory you choose, then check the launch with WB_CHECK_LAUNCH.
     (void)x, (void)y, (void)rows, (void)cols, (void)stream;
 }
 
 void softmax_6_dispatch_half(const __half* x, __half* y, std::int64_t rows, std::int64_t cols, cudaStream_t stream)
 {
-    // TODO: pick the kernel for this shape and launch it on `stream` with the grid, block and shared memory you choose, then
-    //       check the launch with WB_CHECK_LAUNCH.
+    // TODO: pick the kernel for this shape and launch it on `stream` with the grid, block and shared
+    //       memory you choose, then check the launch with WB_CHECK_LAUNCH.
     (void)x, (void)y, (void)rows, (void)cols, (void)stream;
 }
 
 void log_softmax_6_dispatch(const float* x, float* y, std::int64_t rows, std::int64_t cols, cudaStream_t stream)
 {
-    // TODO: pick the kernel for this shape and launch it on `stream` with the grid, block and shared memory you choose, then
-    //       check the launch with WB_CHECK_LAUNCH.
+    // TODO: pick the kernel for this shape and launch it on `stream` with the grid, block and shared
+    //       memory you choose, then check the launch with WB_CHECK_LAUNCH.
     (void)x, (void)y, (void)rows, (void)cols, (void)stream;
 }
 

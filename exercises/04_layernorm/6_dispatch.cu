@@ -19,16 +19,16 @@ namespace WORKBOOK_TRACK {
 void layernorm_6_dispatch(const float* x, const float* gamma, const float* beta, float* y, float* mean, float* rstd,
                           std::int64_t rows, std::int64_t cols, float eps, cudaStream_t stream)
 {
-    // TODO: pick the kernel for this shape and launch it on `stream` with the grid, block and shared memory you choose, then
-    //       check the launch with WB_CHECK_LAUNCH.
+    // TODO: pick the kernel for this shape and launch it on `stream` with the grid, block and shared
+    //       memory you choose, then check the launch with WB_CHECK_LAUNCH.
     (void)x, (void)gamma, (void)beta, (void)y, (void)mean, (void)rstd, (void)rows, (void)cols, (void)eps, (void)stream;
 }
 
 void layernorm_6_dispatch_half(const __half* x, const __half* gamma, const __half* beta, __half* y, float* mean,
                                float* rstd, std::int64_t rows, std::int64_t cols, float eps, cudaStream_t stream)
 {
-    // TODO: pick the kernel for this shape and launch it on `stream` with the grid, block and shared memory you choose, then
-    //       check the launch with WB_CHECK_LAUNCH.
+    // TODO: pick the kernel for this shape and launch it on `stream` with the grid, block and shared
+    //       memory you choose, then check the launch with WB_CHECK_LAUNCH.
     (void)x, (void)gamma, (void)beta, (void)y, (void)mean, (void)rstd, (void)rows, (void)cols, (void)eps, (void)stream;
 }
 
@@ -36,8 +36,8 @@ void layernorm_6_dispatch_bf16(const __nv_bfloat16* x, const __nv_bfloat16* gamm
                                __nv_bfloat16* y, float* mean, float* rstd, std::int64_t rows, std::int64_t cols,
                                float eps, cudaStream_t stream)
 {
-    // TODO: pick the kernel for this shape and launch it on `stream` with the grid, block and shared memory you choose, then
-    //       check the launch with WB_CHECK_LAUNCH.
+    // TODO: pick the kernel for this shape and launch it on `stream` with the grid, block and shared
+    //       memory you choose, then check the launch with WB_CHECK_LAUNCH.
     (void)x, (void)gamma, (void)beta, (void)y, (void)mean, (void)rstd, (void)rows, (void)cols, (void)eps, (void)stream;
 }
 

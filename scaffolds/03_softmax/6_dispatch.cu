@@ -166,8 +166,8 @@ void softmax_6_dispatch(const float* x, float* y, std::int64_t rows, std::int64_
     // TODO: dispatch<float, Op::softmax>(x, y, rows, cols, stream);
     //@ end
     //@ outline
-    // TODO: pick the kernel for this shape and launch it on `stream` with the grid, block and shared memory you choose, then
-    //       check the launch with WB_CHECK_LAUNCH.
+    // TODO: pick the kernel for this shape and launch it on `stream` with the grid, block and shared
+    //       memory you choose, then check the launch with WB_CHECK_LAUNCH.
     //@ end
     (void)x, (void)y, (void)rows, (void)cols, (void)stream;
 }
@@ -178,8 +178,8 @@ void softmax_6_dispatch_half(const __half* x, __half* y, std::int64_t rows, std:
     // TODO: dispatch<__half, Op::softmax>(x, y, rows, cols, stream);
     //@ end
     //@ outline
-    // TODO: pick the kernel for this shape and launch it on `stream` with the grid, block and shared memory you choose, then
-    //       check the launch with WB_CHECK_LAUNCH.
+    // TODO: pick the kernel for this shape and launch it on `stream` with the grid, block and shared
+    //       memory you choose, then check the launch with WB_CHECK_LAUNCH.
     //@ end
     (void)x, (void)y, (void)rows, (void)cols, (void)stream;
 }
@@ -190,8 +190,8 @@ void log_softmax_6_dispatch(const float* x, float* y, std::int64_t rows, std::in
     // TODO: dispatch<float, Op::log_softmax>(x, y, rows, cols, stream);
     //@ end
     //@ outline
-    // TODO: pick the kernel for this shape and launch it on `stream` with the grid, block and shared memory you choose, then
-    //       check the launch with WB_CHECK_LAUNCH.
+    // TODO: pick the kernel for this shape and launch it on `stream` with the grid, block and shared
+    //       memory you choose, then check the launch with WB_CHECK_LAUNCH.
     //@ end
     (void)x, (void)y, (void)rows, (void)cols, (void)stream;
 }

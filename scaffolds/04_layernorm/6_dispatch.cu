@@ -160,8 +160,8 @@ void layernorm_6_dispatch(const float* x, const float* gamma, const float* beta,
     // TODO: dispatch<float>({x, gamma, beta, y, mean, rstd, rows, cols, eps}, stream);
     //@ end
     //@ outline
-    // TODO: pick the kernel for this shape and launch it on `stream` with the grid, block and shared memory you choose, then
-    //       check the launch with WB_CHECK_LAUNCH.
+    // TODO: pick the kernel for this shape and launch it on `stream` with the grid, block and shared
+    //       memory you choose, then check the launch with WB_CHECK_LAUNCH.
     //@ end
     (void)x, (void)gamma, (void)beta, (void)y, (void)mean, (void)rstd, (void)rows, (void)cols, (void)eps, (void)stream;
 }
@@ -173,8 +173,8 @@ void layernorm_6_dispatch_half(const __half* x, const __half* gamma, const __hal
     // TODO: dispatch<__half>(...);
     //@ end
     //@ outline
-    // TODO: pick the kernel for this shape and launch it on `stream` with the grid, block and shared memory you choose, then
-    //       check the launch with WB_CHECK_LAUNCH.
+    // TODO: pick the kernel for this shape and launch it on `stream` with the grid, block and shared
+    //       memory you choose, then check the launch with WB_CHECK_LAUNCH.
     //@ end
     (void)x, (void)gamma, (void)beta, (void)y, (void)mean, (void)rstd, (void)rows, (void)cols, (void)eps, (void)stream;
 }
@@ -187,8 +187,8 @@ void layernorm_6_dispatch_bf16(const __nv_bfloat16* x, const __nv_bfloat16* gamm
     // TODO: dispatch<__nv_bfloat16>(...);
     //@ end
     //@ outline
-    // TODO: pick the kernel for this shape and launch it on `stream` with the grid, block and shared memory you choose, then
-    //       check the launch with WB_CHECK_LAUNCH.
+    // TODO: pick the kernel for this shape and launch it on `stream` with the grid, block and shared
+    //       memory you choose, then check the launch with WB_CHECK_LAUNCH.
     //@ end
     (void)x, (void)gamma, (void)beta, (void)y, (void)mean, (void)rstd, (void)rows, (void)cols, (void)eps, (void)stream;
 }

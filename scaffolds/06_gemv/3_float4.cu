@@ -47,8 +47,8 @@ void gemv_3_float4(const float* A, const float* x, float* y, std::int64_t M, std
     //       K % 4 == 0, of gemv_scalar_kernel otherwise; then WB_CHECK_LAUNCH().
     //@ end
     //@ outline
-    // TODO: pick the kernel for this shape and launch it on `stream` with the grid, block and shared memory you choose, then
-    //       check the launch with WB_CHECK_LAUNCH.
+    // TODO: pick the kernel for this shape and launch it on `stream` with the grid, block and shared
+    //       memory you choose, then check the launch with WB_CHECK_LAUNCH.
     //@ end
     (void)A, (void)x, (void)y, (void)M, (void)K, (void)stream;
 }

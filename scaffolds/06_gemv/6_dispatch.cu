@@ -61,8 +61,8 @@ void gemv_6_dispatch(const float* A, const float* x, float* y, std::int64_t M, s
     //       gemv_block_kernel, M blocks. WB_CHECK_LAUNCH() after each launch.
     //@ end
     //@ outline
-    // TODO: pick the kernel for this shape and launch it on `stream` with the grid, block and shared memory you choose, then
-    //       check the launch with WB_CHECK_LAUNCH.
+    // TODO: pick the kernel for this shape and launch it on `stream` with the grid, block and shared
+    //       memory you choose, then check the launch with WB_CHECK_LAUNCH.
     //@ end
     (void)A, (void)x, (void)y, (void)M, (void)K, (void)stream;
 }
