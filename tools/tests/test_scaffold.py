@@ -138,6 +138,17 @@ class Repository(WorkbookTest):
                     self.assertIn(f"chapters/{meta['dir']}/stages.cuh", text)   # the pointer to the contract
 
 
+class SyncWithoutGit(WorkbookTest):
+    copy_root = True
+
+    def test_the_learners_edits_are_noted_and_strict_mode_sees_them(self):
+        (self.root / "exercises/01_elementwise/2_vectorized.cu").write_text("// my kernel\n")
+        result = self.cli("scaffold", "--check")
+        self.assertEqual(result.returncode, 0, result.stdout)
+        self.assertIn("changed by you (not a git clone)", result.stdout)
+        self.assertEqual(self.cli("scaffold", "--check", "--strict").returncode, 1)
+
+
 @unittest.skipIf(shutil.which("git") is None, "git is not installed")
 class Sync(WorkbookTest):
     """exercises/ against the templates, on a private git copy of chapter 1."""

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -220,6 +221,13 @@ def stages(chapter_numbers: list[int] | None) -> list[tuple[dict, dict]]:
     return [(meta, stage) for meta in metas for stage in meta["stages"]]
 
 
+def in_git_clone() -> bool:
+    if shutil.which("git") is None:
+        return False
+    proc = subprocess.run(["git", "-C", str(core.ROOT), "rev-parse", "--is-inside-work-tree"], capture_output=True)
+    return proc.returncode == 0
+
+
 def git_show(revision: str, relpath: str) -> str | None:
     proc = subprocess.run(["git", "-C", str(core.ROOT), "show", f"{revision}:./{relpath}"], capture_output=True)
     return proc.stdout.decode(errors="replace") if proc.returncode == 0 else None
@@ -255,16 +263,18 @@ def sync_problems(meta: dict, stage: dict, strict: bool) -> tuple[list[str], str
         if current != outline:
             return [f"{exercise_rel} is not the outline level of {template_rel}: {fix}."], None
         return [], None
+    level = level_of(current or "", all_levels(meta, stage))
+    if not in_git_clone():
+        return [], f"{exercise_rel}: {'level ' + level if level else 'changed by you'} (not a git clone)"
     commit = git_last_commit(template_rel) if git_unchanged(template_rel) else None
     if commit is None:
-        if level_of(current or "", all_levels(meta, stage)) is not None:
-            return [], f"{exercise_rel}: another level ({level_of(current or '', all_levels(meta, stage))})"
+        if level is not None:
+            return [], f"{exercise_rel}: level {level}"
         return [f"{exercise_rel} is not the outline level of {template_rel} (changed but not committed): {fix}."], None
     committed = git_show(commit, exercise_rel)
     if committed != outline:
         return [f"{exercise_rel} as committed with {template_rel} (commit {commit[:7]}) is not its outline level: "
                 f"{fix}, and commit both together."], None
-    level = level_of(current or "", all_levels(meta, stage))
     return [], f"{exercise_rel}: {'level ' + level if level else 'changed by you'}, the committed file is checked"
 
 
