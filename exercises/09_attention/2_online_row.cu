@@ -9,15 +9,14 @@
 
 namespace WORKBOOK_TRACK {
 
+// TODO: one fused kernel in which a warp owns a query row and walks its visible keys in chunks, keeping a running
+//       maximum and sum (online softmax) and rescaling its output accumulator, so that no score ever goes to memory.
+
 void attention_2_online_row(const ch09::Shape& shape, const void* q, const void* k, const void* v, ch08::Dtype dtype,
                             void* o, float* lse, cudaStream_t stream)
 {
-    // TODO: one warp per query row (a grid-stride loop over batch * heads * q_len rows); q * scale in shared memory,
-    //       the output row in registers, head_dim / 32 consecutive dims per lane.
-    // TODO: walk the visible keys (ch09::visible_keys) 32 at a time: lane l scores key j0 + l, a warp max gives the
-    //       chunk's maximum, m' = max(m, chunk max); rescale l and o by exp(m - m') (0 when m = -inf).
-    // TODO: p = exp(s - m'); __shfl_sync hands each key's p to all lanes, o += p * v[key][my dims].
-    // TODO: O = o / l (as T), lse = m + log(l); no visible key: O = 0 and lse = -INFINITY.
+    // TODO: launch your kernel on `stream` with the grid, block and shared memory you choose, then
+    //       check the launch with WB_CHECK_LAUNCH.
     (void)shape, (void)q, (void)k, (void)v, (void)dtype, (void)o, (void)lse, (void)stream;
 }
 

@@ -9,16 +9,14 @@
 
 namespace WORKBOOK_TRACK {
 
+// TODO: a kernel in which a block owns a tile of query rows and streams tiles of keys and values through shared memory,
+//       so that each loaded key and value serves every row of the block, with the online softmax per row.
+
 void attention_3_tiled(const ch09::Shape& shape, const void* q, const void* k, const void* v, ch08::Dtype dtype,
                        void* o, float* lse, cudaStream_t stream)
 {
-    // TODO: a block of 256 threads per 64 query rows (8 per warp), Q rows in shared memory as floats.
-    // TODO: loop over tiles of 32 keys up to the last key the block's last row sees: load K and V tiles into shared
-    //       memory (fp32, K rows padded), __syncthreads(), compute, __syncthreads() before the next tile.
-    // TODO: lane l scores key l of the tile for the warp's rows; per row the tile maximum (warp reduction),
-    //       m' = max(m, tile max), p = exp(s - m'), rescale o and the per-lane partial sum by exp(m - m').
-    // TODO: P through shared memory (one 8 x 32 tile per warp, __syncwarp()), o[rows][dims] += p * V.
-    // TODO: at the end the sum across the warp, O = o / l, lse = m + log(l); empty rows O = 0, lse = -INFINITY.
+    // TODO: launch your kernel on `stream` with the grid, block and shared memory you choose, then
+    //       check the launch with WB_CHECK_LAUNCH.
     (void)shape, (void)q, (void)k, (void)v, (void)dtype, (void)o, (void)lse, (void)stream;
 }
 

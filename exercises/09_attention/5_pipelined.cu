@@ -9,13 +9,14 @@
 
 namespace WORKBOOK_TRACK {
 
+// TODO: stage 4's kernel with the next key and value tiles copied asynchronously while the current ones are used,
+//       shared memory swizzled instead of padded, and the tiles that the causal mask hides entirely skipped.
+
 void attention_5_pipelined(const ch09::Shape& shape, const void* q, const void* k, const void* v, ch08::Dtype dtype,
                            void* o, float* lse, cudaStream_t stream)
 {
-    // TODO: stage 4 with two K/V buffers filled by ch08::cp_async16 / cp_async_commit / cp_async_wait<1>: the copy of
-    //       tile t + 1 runs while tile t is computed.
-    // TODO: an XOR swizzle of the 16-byte chunks instead of padding (one offset function for writes and ldmatrix).
-    // TODO: stop at the last tile the block's last row sees; mask only the tiles that cross the diagonal.
+    // TODO: launch your kernel on `stream` with the grid, block and shared memory you choose, then
+    //       check the launch with WB_CHECK_LAUNCH.
     (void)shape, (void)q, (void)k, (void)v, (void)dtype, (void)o, (void)lse, (void)stream;
 }
 
