@@ -48,6 +48,9 @@ help:
 	@echo "  make hint CH=2 STAGE=3   the next hint of a stage, one more each time (no STAGE: your current stage)"
 	@echo "  make watch-chapter N     re-grade the stage you edit on every save (STAGE=k: start with it)"
 	@echo "  make reset-chapter N     restore chapter N's skeletons (STAGE=k: one stage); your files are backed up"
+	@echo "                           LEVEL=outline|guided|blank: switch the scaffolding (outline: one sentence per"
+	@echo "                           kernel; guided: step by step; blank: the contract only); stages you changed"
+	@echo "                           are left alone unless FORCE=1. The level is remembered for later resets."
 	@echo "  make drill [CH=n]        timed interview drill: a blank stage with only its contract, in drill/"
 	@echo "                           PAPER=1: on paper, no compiling for PAPER_MINUTES (20), then one grading"
 	@echo "  make drill-grade         grade the running drill; make drill-stop gives it up (its file is kept)"
@@ -98,7 +101,7 @@ test: configure
 # (WORKBOOK_CATALOG=ON, remembered in the build folder), runs the harness's CPU tests, then
 # tools/selfcheck.py: one table, exit status 1 on any surprise. Without a GPU it says so and passes.
 selfcheck: configure
-	cmake -S . -B $(BUILD) -DWORKBOOK_CATALOG=ON >/dev/null
+	cmake -S . -B $(BUILD) -DWORKBOOK_CATALOG=ON -DWORKBOOK_SCAFFOLD_LEVELS=ON >/dev/null
 	cmake --build $(BUILD) -j $(JOBS)
 	ctest --test-dir $(BUILD) --output-on-failure -L cpu
 	@$(PYTHON) tools/selfcheck.py --build $(BUILD)
@@ -127,7 +130,7 @@ hint:
 
 reset-chapter:
 	$(call need_chapter,reset-chapter)
-	@$(TOOL) reset $(CH) $(if $(STAGE),--stage $(STAGE))
+	@$(TOOL) reset $(CH) $(if $(STAGE),--stage $(STAGE)) $(if $(LEVEL),--level $(LEVEL)) $(if $(filter 1 yes,$(FORCE)),--force)
 
 watch-chapter: configure
 	$(call need_chapter,watch-chapter)

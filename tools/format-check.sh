@@ -9,7 +9,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 expected_major=14
-folders=(harness emu chapters solutions exercises catalog)
+folders=(harness emu chapters solutions scaffolds exercises catalog)
 
 fix=0
 if [ "${1:-}" = "--fix" ]; then

@@ -51,12 +51,12 @@ failed=0
 start=$(date +%s)
 
 step_build() {
-  cmake -S . -B build -G Ninja -DWORKBOOK_CATALOG=ON > "$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
+  cmake -S . -B build -G Ninja -DWORKBOOK_CATALOG=ON -DWORKBOOK_SCAFFOLD_LEVELS=ON > "$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
   local targets=()
   if [ "$all_chapters" = 0 ]; then   # the chapters' graders and catalog entries, and the harness's tests
     targets=(--target workbook_cpu_tests)
     for c in "${chapters[@]}"; do
-      for t in $(ninja -C build -t targets all 2>/dev/null | grep -oE "^$(prefix "$c")_(grade_solutions|grade_exercises|catalog_[A-Za-z0-9_]+)(:| )" | tr -d ': ' | sort -u); do
+      for t in $(ninja -C build -t targets all 2>/dev/null | grep -oE "^$(prefix "$c")_(grade_solutions|grade_exercises|grade_guided|grade_blank|catalog_[A-Za-z0-9_]+)(:| )" | tr -d ': ' | sort -u); do
         targets+=(--target "$t")
       done
     done

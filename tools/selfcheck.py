@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """`make selfcheck`: do the graders reject wrong code for the right reason, and never reject right code?
 
-Runs, from an existing build (configured with -DWORKBOOK_CATALOG=ON):
+Runs, from an existing build (configured with -DWORKBOOK_CATALOG=ON -DWORKBOOK_SCAFFOLD_LEVELS=ON):
   harness     the harness's CPU tests                                     must pass
   solutions   every stage of every chapter, reference solutions          must pass
-  skeletons   every stage, the untouched exercises                       must say "not implemented yet"
+  skeletons   every stage at each scaffold level: outline (the untouched     must say "not implemented yet"
+              exercises), guided and blank (generated from scaffolds/)
   catalog     every known-wrong kernel in catalog/NN_name/*.cu           must fail with its expected
                                                                           status and phrase
 and prints one table. Any other outcome is a surprise: the exit status is then 1. Without a usable GPU
@@ -95,9 +96,13 @@ def plan(build: Path, metas: list[dict], suites: set[str]) -> list[Check]:
                                 [str(bin_dir / f"{prefix}_grade_solutions"), f"[stage{sid}]"], "passed", timed=True))
         for stage in meta["stages"] if "skeletons" in suites else []:
             sid = stage["id"]
-            checks.append(Check("skeletons", meta["chapter"], sid, "skeleton",
-                                [str(bin_dir / f"{prefix}_grade_exercises"), f"[stage{sid}]"],
-                                "not-implemented", "not implemented yet"))
+            # exercises/ is the outline level; the guided and blank levels have their own graders
+            # (cmake/WorkbookScaffolds.cmake, built with -DWORKBOOK_SCAFFOLD_LEVELS=ON).
+            for case, grader in (("skeleton (outline)", "exercises"), ("skeleton (guided)", "guided"),
+                                 ("skeleton (blank)", "blank")):
+                checks.append(Check("skeletons", meta["chapter"], sid, case,
+                                    [str(bin_dir / f"{prefix}_grade_{grader}"), f"[stage{sid}]"],
+                                    "not-implemented", "not implemented yet"))
         if "catalog" in suites:
             for entry in catalog_entries(meta):
                 expect = catalog.expectation(entry, emulated=False)

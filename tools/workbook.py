@@ -6,7 +6,9 @@
     python3 tools/workbook.py chapters       list the chapters and their stages
     python3 tools/workbook.py progress       chapters x stages: where you are (build/progress.json)
     python3 tools/workbook.py hint 2 --stage 3    the next hint of a stage
-    python3 tools/workbook.py reset 2 [--stage 3] restore skeletons (your files are backed up first)
+    python3 tools/workbook.py reset 2 [--stage 3] [--level guided]   restore skeletons or switch their level
+    python3 tools/workbook.py scaffold       check exercises/ against scaffolds/ and lint the outlines
+                                             (--write regenerates exercises/; --level L --output DIR)
     python3 tools/workbook.py watch 2        re-grade the stage you save, on every save
     python3 tools/workbook.py drill [2]      a timed interview drill on a blank stage (--paper: on paper)
     python3 tools/workbook.py plot 2         the chapter's `make bench` ladder as PNG and SVG
@@ -25,7 +27,8 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from wbtools import bench, chapters, check, drill, hints, i18n, plot, profile, progress, reset, watch  # noqa: E402
+from wbtools import bench, chapters, check, drill, hints, i18n, plot, profile, progress  # noqa: E402
+from wbtools import reset, scaffold, watch  # noqa: E402
 from wbtools.core import UserError  # noqa: E402
 
 
@@ -79,7 +82,21 @@ def add_learner_commands(sub) -> None:
     command = sub.add_parser("reset", help="restore a chapter's (or one stage's) skeletons, backing up your files")
     command.add_argument("chapter")
     command.add_argument("--stage")
+    command.add_argument("--level", help="outline, guided or blank (default: the chapter's last level, else outline)")
+    command.add_argument("--force", action="store_true", help="with --level: also replace the stages you changed "
+                         "(after a backup)")
     command.set_defaults(func=reset.command_reset)
+
+    command = sub.add_parser("scaffold", help="the scaffold levels: check exercises/ against scaffolds/, lint, "
+                             "regenerate")
+    command.add_argument("--chapters", nargs="*", type=int)
+    command.add_argument("--check", action="store_true", help="only: exercises/ is the outline level")
+    command.add_argument("--strict", action="store_true", help="with --check: compare the working tree (CI)")
+    command.add_argument("--lint", action="store_true", help="only: no code-level recipe in an outline TODO")
+    command.add_argument("--write", action="store_true", help="rewrite exercises/ as the outline level")
+    command.add_argument("--level", help="with --output: the level to write")
+    command.add_argument("--output", help="write the --level of every stage into this folder")
+    command.set_defaults(func=scaffold.command_scaffold)
 
     command = sub.add_parser("watch", help="grade the stage you edit on every save")
     command.add_argument("chapter")

@@ -9,21 +9,13 @@
 
 namespace WORKBOOK_TRACK {
 
-namespace {
-
-__global__ void add_naive_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c,
-                                 std::int64_t n)
-{
-    // TODO: compute this thread's global index (as std::int64_t), and if it is inside the array,
-    //       write c[i] = a[i] + b[i].
-}
-
-}   // namespace
+// TODO: a kernel in which each thread adds one pair of elements and writes the result, with a guard for the threads
+//       past the end of the arrays.
 
 void add_1_naive(const float* a, const float* b, float* c, std::int64_t n, cudaStream_t stream)
 {
-    // TODO: pick a block size, compute how many blocks cover n elements (wb::ceil_div), launch
-    //       add_naive_kernel on `stream`, then WB_CHECK_LAUNCH().
+    // TODO: launch your kernel on `stream` with the grid, block and shared memory you choose, then
+    //       check the launch with WB_CHECK_LAUNCH.
     (void)a, (void)b, (void)c, (void)n, (void)stream;
 }
 

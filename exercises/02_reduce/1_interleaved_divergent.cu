@@ -9,27 +9,14 @@
 
 namespace WORKBOOK_TRACK {
 
-namespace {
-
-constexpr int kThreads = 256;   // a power of two: the tree halves it at every step
-
-__global__ void reduce_interleaved_kernel(const float* __restrict__ in, float* __restrict__ partial, std::int64_t n)
-{
-    // TODO: __shared__ float sdata[kThreads]; each thread stores in[i] (i = blockIdx.x * blockDim.x +
-    //       threadIdx.x, as std::int64_t) or 0 when i >= n, then __syncthreads().
-    // TODO: for s = 1, 2, 4, ... < blockDim.x: threads with tid % (2 * s) == 0 add sdata[tid + s] into
-    //       sdata[tid]; a __syncthreads() after each step, outside the if.
-    // TODO: thread 0 writes sdata[0] to partial[blockIdx.x].
-}
-
-}   // namespace
+// TODO: a kernel in which each block loads its part of the input into shared memory and sums it as a tree, pairing
+//       neighbours first and doubling the distance at each level, with the threads whose index is a multiple of the
+//       distance doing the adds; its first thread writes the block's partial sum.
 
 void sum_1_interleaved_divergent(const float* in, float* out, std::int64_t n, float* workspace, cudaStream_t stream)
 {
-    // TODO: ch02::reduce_in_passes(in, out, n, workspace, kThreads, pass) with a lambda
-    //       pass(const float* src, float* dst, std::int64_t count, unsigned blocks) that launches
-    //       reduce_interleaved_kernel<<<blocks, kThreads, 0, stream>>>(src, dst, count) and then
-    //       calls WB_CHECK_LAUNCH().
+    // TODO: launch your kernel on `stream` with the grid, block and shared memory you choose, then
+    //       check the launch with WB_CHECK_LAUNCH.
     (void)in, (void)out, (void)n, (void)workspace, (void)stream;
 }
 

@@ -9,24 +9,13 @@
 
 namespace WORKBOOK_TRACK {
 
-namespace {
-
-constexpr int kThreads = 256;
-
-__global__ void reduce_strided_kernel(const float* __restrict__ in, float* __restrict__ partial, std::int64_t n)
-{
-    // TODO: load one element per thread into shared memory as in stage 1 (0 past the end), __syncthreads().
-    // TODO: for s = 1, 2, 4, ... < blockDim.x: index = 2 * s * tid; if index < blockDim.x, add
-    //       sdata[index + s] into sdata[index]; __syncthreads() after each step. (The lanes of a warp
-    //       then touch words 2s apart: bank conflicts from s = 1 on, which stage 3 removes.)
-    // TODO: thread 0 writes sdata[0] to partial[blockIdx.x].
-}
-
-}   // namespace
+// TODO: the same tree as stage 1, but at each level the work goes to the first threads of the block (each computes
+//       which pair it owns), so whole warps stay busy or idle together instead of diverging.
 
 void sum_2_strided_index(const float* in, float* out, std::int64_t n, float* workspace, cudaStream_t stream)
 {
-    // TODO: as stage 1: ch02::reduce_in_passes with a lambda that launches reduce_strided_kernel.
+    // TODO: launch your kernel on `stream` with the grid, block and shared memory you choose, then
+    //       check the launch with WB_CHECK_LAUNCH.
     (void)in, (void)out, (void)n, (void)workspace, (void)stream;
 }
 

@@ -9,23 +9,14 @@
 
 namespace WORKBOOK_TRACK {
 
-namespace {
-
-constexpr int kThreads = 256;
-
-__global__ void reduce_sequential_kernel(const float* __restrict__ in, float* __restrict__ partial, std::int64_t n)
-{
-    // TODO: load one element per thread into shared memory (0 past the end), __syncthreads().
-    // TODO: for s = blockDim.x / 2 down to 1 (halving): threads tid < s add sdata[tid + s] into
-    //       sdata[tid]; __syncthreads() after each step.
-    // TODO: thread 0 writes sdata[0] to partial[blockIdx.x].
-}
-
-}   // namespace
+// TODO: the tree run backwards: at each level the first half of the active threads adds the matching element of the
+//       second half, so that neighbouring threads read neighbouring words and shared memory serves them without bank
+//       conflicts.
 
 void sum_3_sequential_addressing(const float* in, float* out, std::int64_t n, float* workspace, cudaStream_t stream)
 {
-    // TODO: as stage 1: ch02::reduce_in_passes with a lambda that launches reduce_sequential_kernel.
+    // TODO: launch your kernel on `stream` with the grid, block and shared memory you choose, then
+    //       check the launch with WB_CHECK_LAUNCH.
     (void)in, (void)out, (void)n, (void)workspace, (void)stream;
 }
 

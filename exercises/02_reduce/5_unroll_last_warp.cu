@@ -9,26 +9,13 @@
 
 namespace WORKBOOK_TRACK {
 
-namespace {
-
-constexpr int kThreads = 256;
-constexpr int kPerBlock = 2 * kThreads;
-constexpr unsigned kFullMask = 0xffffffffu;   // all 32 lanes take part in each shuffle
-
-__global__ void reduce_last_warp_kernel(const float* __restrict__ in, float* __restrict__ partial, std::int64_t n)
-{
-    // TODO: load and first add as in stage 4.
-    // TODO: the shared-memory tree only while s > 32 (with __syncthreads() after each step).
-    // TODO: if (tid < 32): v = sdata[tid] + sdata[tid + 32]; then for offset = 16, 8, 4, 2, 1:
-    //       v += __shfl_down_sync(kFullMask, v, offset). Lane 0 writes partial[blockIdx.x].
-    //       No `volatile` lock-step tricks: they are a race since Volta (see the README).
-}
-
-}   // namespace
+// TODO: stage 4's kernel, but once only one warp is left the tree finishes inside that warp with register exchanges
+//       between lanes, with no barrier and no shared memory.
 
 void sum_5_unroll_last_warp(const float* in, float* out, std::int64_t n, float* workspace, cudaStream_t stream)
 {
-    // TODO: as stage 4: ch02::reduce_in_passes with kPerBlock values per block.
+    // TODO: launch your kernel on `stream` with the grid, block and shared memory you choose, then
+    //       check the launch with WB_CHECK_LAUNCH.
     (void)in, (void)out, (void)n, (void)workspace, (void)stream;
 }
 

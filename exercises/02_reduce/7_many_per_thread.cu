@@ -11,32 +11,13 @@
 
 namespace WORKBOOK_TRACK {
 
-namespace {
-
-constexpr int kThreads = 256;
-constexpr unsigned kFullMask = 0xffffffffu;
-
-template <int kBlock>
-__global__ void __launch_bounds__(kBlock)
-    reduce_grid_stride_kernel(const float* __restrict__ in, float* __restrict__ partial, std::int64_t n)
-{
-    // TODO: float acc = 0; a grid-stride loop: i starts at blockIdx.x * kBlock + tid and steps by
-    //       gridDim.x * kBlock (as std::int64_t) while i < n, adding in[i] to acc.
-    // TODO: sdata[tid] = acc; __syncthreads(); then stage 6's block reduction; thread 0 writes
-    //       partial[blockIdx.x].
-}
-
-}   // namespace
+// TODO: a kernel in which each thread first sums many elements, striding over the whole input, before the block
+//       reduces, with a grid only as large as the GPU can keep resident, so that the second pass is tiny.
 
 void sum_7_many_per_thread(const float* in, float* out, std::int64_t n, float* workspace, cudaStream_t stream)
 {
-    // TODO: the blocks the GPU holds at once, asked once: static const int max_blocks = clamp of
-    //       wb::resident_blocks(reduce_grid_stride_kernel<kThreads>, kThreads) to [1, 4096] (the
-    //       workspace holds 4096 partial sums). Read wb::resident_blocks in common/primitives.cuh:
-    //       SMs x cudaOccupancyMaxActiveBlocksPerMultiprocessor, the occupancy API of this stage.
-    // TODO: blocks = min(ceil_div(n, 2 * kThreads), max_blocks). If that is 1, one launch
-    //       straight into out. Otherwise launch the grid into workspace (one partial per block), then
-    //       one block over those `blocks` partials into out. WB_CHECK_LAUNCH() after each launch.
+    // TODO: launch your kernel on `stream` with the grid, block and shared memory you choose, then
+    //       check the launch with WB_CHECK_LAUNCH.
     (void)in, (void)out, (void)n, (void)workspace, (void)stream;
 }
 

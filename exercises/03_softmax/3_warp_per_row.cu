@@ -9,25 +9,13 @@
 
 namespace WORKBOOK_TRACK {
 
-namespace {
-
-constexpr int kThreads = 128;
-constexpr int kRowsPerBlock = kThreads / wb::kWarpSize;
-
-__global__ void __launch_bounds__(kThreads)
-    softmax_warp_kernel(const float* __restrict__ x, float* __restrict__ y, std::int64_t rows, std::int64_t cols)
-{
-    // TODO: row = blockIdx.x * kRowsPerBlock + threadIdx.x / 32, lane = threadIdx.x % 32; a warp
-    //       whose row is past the end returns (all its lanes together). Three loops over
-    //       `for (c = lane; c < cols; c += 32)`: maximum then wb::warp_reduce_max, sum of
-    //       __expf(x - max) then wb::warp_reduce_sum, and y = __expf(x - max) * (1 / sum).
-}
-
-}   // namespace
+// TODO: a kernel in which one warp owns a row and does both reductions with shuffles, so that no shared memory and no
+//       block barrier are needed; many rows run per block.
 
 void softmax_3_warp_per_row(const float* x, float* y, std::int64_t rows, std::int64_t cols, cudaStream_t stream)
 {
-    // TODO: ceil(rows / kRowsPerBlock) blocks of kThreads; WB_CHECK_LAUNCH().
+    // TODO: launch your kernel on `stream` with the grid, block and shared memory you choose, then
+    //       check the launch with WB_CHECK_LAUNCH.
     (void)x, (void)y, (void)rows, (void)cols, (void)stream;
 }
 

@@ -9,25 +9,13 @@
 
 namespace WORKBOOK_TRACK {
 
-namespace {
-
-constexpr int kBlockX = 32;   // one warp along a row of the input
-constexpr int kBlockY = 8;
-
-__global__ void transpose_naive_kernel(const float* __restrict__ in, float* __restrict__ out, std::int64_t rows,
-                                       std::int64_t cols)
-{
-    // TODO: this thread's input column c (from blockIdx.x, threadIdx.x) and input row r (from
-    //       blockIdx.y, threadIdx.y), both as std::int64_t; if (r, c) is inside the matrix, copy
-    //       in[r * cols + c] to out[c * rows + r].
-}
-
-}   // namespace
+// TODO: a kernel in which each thread copies one element to its transposed place, consecutive threads reading along a
+//       row, so that the reads are coalesced and the writes are strided.
 
 void transpose_1_naive(const float* in, float* out, std::int64_t rows, std::int64_t cols, cudaStream_t stream)
 {
-    // TODO: blocks of kBlockX x kBlockY threads, a grid of ceil(cols / kBlockX) x ceil(rows / kBlockY)
-    //       blocks (wb::ceil_div), launch on `stream`, then WB_CHECK_LAUNCH().
+    // TODO: launch your kernel on `stream` with the grid, block and shared memory you choose, then
+    //       check the launch with WB_CHECK_LAUNCH.
     (void)in, (void)out, (void)rows, (void)cols, (void)stream;
 }
 

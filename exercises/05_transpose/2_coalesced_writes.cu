@@ -9,25 +9,14 @@
 
 namespace WORKBOOK_TRACK {
 
-namespace {
-
-constexpr int kBlockX = 32;   // one warp along a row of the OUTPUT
-constexpr int kBlockY = 8;
-
-__global__ void transpose_coalesced_writes_kernel(const float* __restrict__ in, float* __restrict__ out,
-                                                  std::int64_t rows, std::int64_t cols)
-{
-    // TODO: as stage 1 with the roles swapped: threadIdx.x now runs along an OUTPUT row, so it
-    //       indexes the input row r, and threadIdx.y the input column c. Copy
-    //       __ldg(&in[r * cols + c]) to out[c * rows + r] when (r, c) is inside the matrix.
-}
-
-}   // namespace
+// TODO: the other choice: consecutive threads write along a row of the output, so that the writes are coalesced and the
+//       reads are strided, through the read-only data cache.
 
 void transpose_2_coalesced_writes(const float* in, float* out, std::int64_t rows, std::int64_t cols,
                                   cudaStream_t stream)
 {
-    // TODO: the grid now covers rows along x and cols along y: ceil(rows / kBlockX) x ceil(cols / kBlockY).
+    // TODO: launch your kernel on `stream` with the grid, block and shared memory you choose, then
+    //       check the launch with WB_CHECK_LAUNCH.
     (void)in, (void)out, (void)rows, (void)cols, (void)stream;
 }
 

@@ -9,25 +9,13 @@
 
 namespace WORKBOOK_TRACK {
 
-namespace {
-
-constexpr int kTile = 32;
-constexpr int kBlockRows = 4;   // 32 x 4 threads: each covers kTile / kBlockRows = 8 rows of the tile
-
-__global__ void transpose_multi_element_kernel(const float* __restrict__ in, float* __restrict__ out, std::int64_t rows,
-                                               std::int64_t cols)
-{
-    // TODO: the padded tile of stage 4 with kBlockRows = 4: thread (tx, ty) copies the tile rows
-    //       ty, ty + 4, ..., ty + 28 (a loop over k = 0, 4, ..., 28 with #pragma unroll, so the
-    //       eight loads are all issued before the first one is needed), and the output rows
-    //       col0 + ty + k when storing. One __syncthreads() between the two loops.
-}
-
-}   // namespace
+// TODO: stage 4's kernel with fewer threads per tile, each moving several elements of it, so that each thread has more
+//       independent loads in flight and the index work is shared.
 
 void transpose_5_multi_element(const float* in, float* out, std::int64_t rows, std::int64_t cols, cudaStream_t stream)
 {
-    // TODO: blocks of kTile x kBlockRows threads, still one block per 32 x 32 tile.
+    // TODO: launch your kernel on `stream` with the grid, block and shared memory you choose, then
+    //       check the launch with WB_CHECK_LAUNCH.
     (void)in, (void)out, (void)rows, (void)cols, (void)stream;
 }
 

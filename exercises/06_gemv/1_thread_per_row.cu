@@ -9,23 +9,13 @@
 
 namespace WORKBOOK_TRACK {
 
-namespace {
-
-constexpr int kThreads = 256;
-
-__global__ void gemv_thread_per_row_kernel(const float* __restrict__ A, const float* __restrict__ x,
-                                           float* __restrict__ y, std::int64_t M, std::int64_t K)
-{
-    // TODO: row = global thread index (std::int64_t); if row < M, sum A[row * K + k] * x[k] for
-    //       k = 0 .. K - 1 in a float and write it to y[row].
-}
-
-}   // namespace
+// TODO: a kernel in which each thread computes the dot product of one row of the matrix with the vector.
 
 void gemv_1_thread_per_row(const float* A, const float* x, float* y, std::int64_t M, std::int64_t K,
                            cudaStream_t stream)
 {
-    // TODO: ceil(M / kThreads) blocks of kThreads threads on `stream`, then WB_CHECK_LAUNCH().
+    // TODO: launch your kernel on `stream` with the grid, block and shared memory you choose, then
+    //       check the launch with WB_CHECK_LAUNCH.
     (void)A, (void)x, (void)y, (void)M, (void)K, (void)stream;
 }
 

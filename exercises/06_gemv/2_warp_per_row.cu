@@ -9,24 +9,13 @@
 
 namespace WORKBOOK_TRACK {
 
-namespace {
-
-constexpr int kThreads = 256;
-constexpr int kRowsPerBlock = kThreads / wb::kWarpSize;   // one row per warp
-
-__global__ void gemv_warp_per_row_kernel(const float* __restrict__ A, const float* __restrict__ x,
-                                         float* __restrict__ y, std::int64_t M, std::int64_t K)
-{
-    // TODO: row = blockIdx.x * kRowsPerBlock + warp index in the block; lane = threadIdx.x % 32.
-    //       A warp whose row is past M returns (all its lanes together). Lane l sums the products
-    //       for k = l, l + 32, ...; wb::warp_reduce_sum combines the 32 partial sums; lane 0 writes y[row].
-}
-
-}   // namespace
+// TODO: a kernel in which a warp owns a row: its lanes read consecutive elements, so that the reads are coalesced, and
+//       a shuffle reduction combines their partial sums.
 
 void gemv_2_warp_per_row(const float* A, const float* x, float* y, std::int64_t M, std::int64_t K, cudaStream_t stream)
 {
-    // TODO: ceil(M / kRowsPerBlock) blocks of kThreads threads.
+    // TODO: launch your kernel on `stream` with the grid, block and shared memory you choose, then
+    //       check the launch with WB_CHECK_LAUNCH.
     (void)A, (void)x, (void)y, (void)M, (void)K, (void)stream;
 }
 

@@ -9,28 +9,14 @@
 
 namespace WORKBOOK_TRACK {
 
-namespace {
-
-constexpr int kBlockX = 32;   // along the rows of C (the slow direction in memory: the mistake)
-constexpr int kBlockY = 16;   // along the columns
-
-__global__ void sgemm_naive_kernel(int M, int N, int K, float alpha, const float* __restrict__ A,
-                                   const float* __restrict__ B, float beta, float* __restrict__ C)
-{
-    // TODO: row = blockIdx.x * blockDim.x + threadIdx.x, col = blockIdx.y * blockDim.y + threadIdx.y;
-    //       return when row >= M or col >= N.
-    // TODO: acc = sum over k of A[row * K + k] * B[k * N + col] (fmaf; 64-bit offsets: row * K can
-    //       pass 2^31), then C[row * N + col] = alpha * acc + beta * C[row * N + col], except that
-    //       when beta == 0 C is not read at all (it may hold NaN): write alpha * acc.
-}
-
-}   // namespace
+// TODO: a kernel in which each thread computes one element of the output as a dot product of a row of A and a column of
+//       B, with consecutive threads walking down the rows.
 
 void sgemm_1_naive(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C,
                    cudaStream_t stream)
 {
-    // TODO: blocks of kBlockX x kBlockY threads, a grid of ceil(M / kBlockX) x ceil(N / kBlockY)
-    //       blocks (wb::ceil_div), launch on `stream`, then WB_CHECK_LAUNCH().
+    // TODO: launch your kernel on `stream` with the grid, block and shared memory you choose, then
+    //       check the launch with WB_CHECK_LAUNCH.
     (void)M, (void)N, (void)K, (void)alpha, (void)A, (void)B, (void)beta, (void)C, (void)stream;
 }
 

@@ -9,26 +9,14 @@
 
 namespace WORKBOOK_TRACK {
 
-namespace {
-
-constexpr int kBlockX = 32;   // along the columns of C: contiguous in memory
-constexpr int kBlockY = 16;   // along the rows
-
-__global__ void sgemm_coalesced_kernel(int M, int N, int K, float alpha, const float* __restrict__ A,
-                                       const float* __restrict__ B, float beta, float* __restrict__ C)
-{
-    // TODO: stage 1's kernel with the roles swapped: col = blockIdx.x * blockDim.x + threadIdx.x,
-    //       row = blockIdx.y * blockDim.y + threadIdx.y. Then a warp reads one A element (a
-    //       broadcast) and 32 consecutive floats of B per k, and writes 32 consecutive floats of C.
-}
-
-}   // namespace
+// TODO: stage 1's kernel with consecutive threads along the columns of the output, so that the reads of B and the
+//       writes of C are coalesced and the reads of A are shared by a warp.
 
 void sgemm_2_coalesced(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C,
                        cudaStream_t stream)
 {
-    // TODO: blocks of kBlockX x kBlockY threads, a grid of ceil(N / kBlockX) x ceil(M / kBlockY),
-    //       launch on `stream`, then WB_CHECK_LAUNCH().
+    // TODO: launch your kernel on `stream` with the grid, block and shared memory you choose, then
+    //       check the launch with WB_CHECK_LAUNCH.
     (void)M, (void)N, (void)K, (void)alpha, (void)A, (void)B, (void)beta, (void)C, (void)stream;
 }
 

@@ -11,16 +11,14 @@
 
 namespace WORKBOOK_TRACK {
 
+// TODO: stage 1's kernel with the block's tiles of A and B first staged in shared memory, so that the warps of a block
+//       share each loaded tile.
+
 void hgemm_2_wmma_shared(int M, int N, int K, float alpha, const void* A, const void* B, ch08::Dtype dtype, float beta,
                          float* C, cudaStream_t stream)
 {
-    // TODO: 4 warps per block, a 64 x 64 tile of C, 32 x 32 per warp (2 x 2 WMMA fragments).
-    // TODO: per K step of 32: copy the 64 x 32 tiles of A and B (16-byte chunks, zeros outside the matrices)
-    //       into __align__(32) shared arrays with rows padded to 40 elements; __syncthreads(); two K steps
-    //       of 16: load 2 A and 2 B fragments, 4 mma_sync; __syncthreads().
-    // TODO: the epilogue through a shared 64 x 64 float tile (rows of 68), as in stage 1.
-    // TODO: launch on `stream` for T = __half when dtype == ch08::Dtype::f16, __nv_bfloat16 otherwise
-    //       (A and B point to T), then WB_CHECK_LAUNCH().
+    // TODO: launch your kernel on `stream` with the grid, block and shared memory you choose, then
+    //       check the launch with WB_CHECK_LAUNCH.
     (void)M, (void)N, (void)K, (void)alpha, (void)A, (void)B, (void)dtype, (void)beta, (void)C, (void)stream;
 }
 

@@ -11,15 +11,15 @@
 
 namespace WORKBOOK_TRACK {
 
+// TODO: stage 4's kernel with the shared-memory tiles stored in an XOR-swizzled layout, so that the matrix loads read
+//       every bank once without padding; with the memory saved, larger warp tiles and the next step's fragments
+//       loaded while this step's mma run.
+
 void hgemm_5_swizzle(int M, int N, int K, float alpha, const void* A, const void* B, ch08::Dtype dtype, float beta,
                      float* C, cudaStream_t stream)
 {
-    // TODO: stage 4's pipeline with unpadded shared rows of 64 elements, chunk c of row r stored at chunk c ^ (r % 8),
-    //       through one offset(r, k) function used by both the cp.async destination and the ldmatrix addresses.
-    // TODO: 4 warps of 64 x 64 in a 128 x 128 block tile; two sets of fragments, the next K step's loaded while
-    //       this step's mma run.
-    // TODO: launch on `stream` for T = __half when dtype == ch08::Dtype::f16, __nv_bfloat16 otherwise
-    //       (A and B point to T), then WB_CHECK_LAUNCH().
+    // TODO: launch your kernel on `stream` with the grid, block and shared memory you choose, then
+    //       check the launch with WB_CHECK_LAUNCH.
     (void)M, (void)N, (void)K, (void)alpha, (void)A, (void)B, (void)dtype, (void)beta, (void)C, (void)stream;
 }
 

@@ -31,9 +31,9 @@ def fixture(name: str) -> str:
 
 
 def make_root(parent: Path) -> Path:
-    """A minimal workbook: chapter 1's metadata, contract, skeletons and solutions."""
+    """A minimal workbook: chapter 1's metadata, contract, templates, skeletons and solutions."""
     root = parent / "workbook"
-    for folder in ("chapters", "exercises", "solutions"):
+    for folder in ("chapters", "scaffolds", "exercises", "solutions"):
         shutil.copytree(REPO / folder / CHAPTER, root / folder / CHAPTER)
     return root
 

@@ -125,16 +125,16 @@ class Drill(WorkbookTest):
         self.assertEqual(code, 0)
         return out
 
-    def test_the_skeleton_comes_from_the_authors_version(self):   # on the private copy of chapter 1
+    def test_the_skeleton_is_the_blank_level_not_the_learners_file(self):   # on the private copy of chapter 1
         meta = core.load_chapter(1)
         stage = meta["stages"][0]
-        committed = core.exercise_path(meta, stage).read_text()
-        solved = committed.replace("(void)a, (void)b, (void)c, (void)n, (void)stream;", "my_launch(a, b, c, n);")
-        with mock.patch.object(drill.reset, "original_skeleton", lambda relpath: (committed.encode(), None)):
-            core.exercise_path(meta, stage).write_text(solved)
-            text = drill.blank_skeleton(meta, stage, time.time())
+        skeleton = core.exercise_path(meta, stage).read_text()
+        solved = skeleton.replace("(void)a, (void)b, (void)c, (void)n, (void)stream;", "my_launch(a, b, c, n);")
+        core.exercise_path(meta, stage).write_text(solved)
+        text = drill.blank_skeleton(meta, stage, time.time())
         self.assertIn("(void)stream;", text)
         self.assertNotIn("my_launch", text)
+        self.assertNotIn("TODO", text)   # the blank level: no outline sentence, no guided step
 
     def test_start_writes_the_file_and_starts_the_clock(self):
         out = self.start()

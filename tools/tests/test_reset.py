@@ -1,78 +1,81 @@
-"""make reset-chapter: the skeleton comes from the authors' commits, never from the learner's, and the
-learner's file is backed up first."""
+"""make reset-chapter: the skeleton is generated from the stage's template at the level asked for (or the
+chapter's remembered level), the learner's file is backed up first, and switching levels leaves the
+stages the learner changed or solved alone."""
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
+import json
 import unittest
 
 from support import WorkbookTest
 
-AUTHORS = {"GIT_AUTHOR_NAME": "Workbook Authors", "GIT_AUTHOR_EMAIL": "authors@example.org",
-           "GIT_COMMITTER_NAME": "Workbook Authors", "GIT_COMMITTER_EMAIL": "authors@example.org"}
-LEARNER = {"GIT_AUTHOR_NAME": "A Learner", "GIT_AUTHOR_EMAIL": "learner@example.org",
-           "GIT_COMMITTER_NAME": "A Learner", "GIT_COMMITTER_EMAIL": "learner@example.org"}
+from wbtools import core, scaffold
+from wbtools import state as st
+
 STAGE2 = "exercises/01_elementwise/2_vectorized.cu"
+STAGE3 = "exercises/01_elementwise/3_fused.cu"
 
 
-@unittest.skipIf(shutil.which("git") is None, "git is not installed")
 class Reset(WorkbookTest):
     copy_root = True
 
-    def git(self, who: dict, *args: str) -> str:
-        env = dict(os.environ, HOME=str(self.tmp), GIT_CONFIG_NOSYSTEM="1", **who)
-        return subprocess.run(["git", "-C", str(self.root), *args], check=True, capture_output=True, text=True,
-                              env=env).stdout
-
     def setUp(self):
         super().setUp()
-        self.git(AUTHORS, "init", "-q")
-        self.git(AUTHORS, "add", ".")
-        self.git(AUTHORS, "commit", "-q", "-m", "the workbook")
-        self.skeleton = (self.root / STAGE2).read_text()
+        self.meta = core.load_chapter(1)
+        self.levels = {s["id"]: scaffold.all_levels(self.meta, s) for s in self.meta["stages"]}
 
-    def reset(self, *args: str, who: dict = LEARNER):
-        return self.cli("reset", *args, env=dict(HOME=str(self.tmp), GIT_CONFIG_NOSYSTEM="1", **who))
+    def reset(self, *args: str):
+        return self.cli("reset", *args)
+
+    def text(self, relpath: str) -> str:
+        return (self.root / relpath).read_text()
 
     def backups(self) -> list:
         return sorted((self.root / "exercises/.backup").glob("*/01_elementwise/*.cu"))
 
+    def test_a_fresh_copy_holds_the_outline_level(self):
+        for stage in self.meta["stages"]:
+            self.assertEqual(core.exercise_path(self.meta, stage).read_text(), self.levels[stage["id"]]["outline"])
+
     def test_uncommitted_work_is_backed_up_and_the_skeleton_restored(self):
-        (self.root / STAGE2).write_text(self.skeleton + "// my kernel\n")
+        (self.root / STAGE2).write_text(self.levels[2]["outline"] + "// my kernel\n")
         result = self.reset("1", "--stage", "2")
         self.assertEqual(result.returncode, 0, result.stderr)
-        self.assertEqual((self.root / STAGE2).read_text(), self.skeleton)
+        self.assertEqual(self.text(STAGE2), self.levels[2]["outline"])
         [backup] = self.backups()
-        self.assertEqual(backup.read_text(), self.skeleton + "// my kernel\n")
+        self.assertEqual(backup.read_text(), self.levels[2]["outline"] + "// my kernel\n")
         self.assertIn("your version is in exercises/.backup/", result.stdout)
         self.assertIn("To undo: cp", result.stdout)
 
-    def test_the_learners_commits_do_not_count_as_the_skeleton(self):
-        (self.root / STAGE2).write_text("// my committed kernel\n")
-        self.git(LEARNER, "commit", "-q", "-am", "my stage 2")
-        result = self.reset("1")
+    def test_switching_levels_skips_changed_and_solved_stages_and_is_remembered(self):
+        (self.root / STAGE2).write_text("// my kernel\n")
+        (self.root / STAGE3).write_text("// my solved kernel\n")
+        st.record_results(1, {3: {"stage": 3, "status": "passed"}})
+        result = self.reset("1", "--level", "guided")
         self.assertEqual(result.returncode, 0, result.stderr)
-        self.assertEqual((self.root / STAGE2).read_text(), self.skeleton)
-        self.assertEqual([b.read_text() for b in self.backups()], ["// my committed kernel\n"])
+        self.assertEqual(self.text(STAGE2), "// my kernel\n")
+        self.assertEqual(self.text(STAGE3), "// my solved kernel\n")
+        self.assertIn("stage 2: exercises/01_elementwise/2_vectorized.cu skipped: you changed it", result.stdout)
+        self.assertIn("stage 3: exercises/01_elementwise/3_fused.cu skipped: you solved it", result.stdout)
+        self.assertIn("make reset-chapter 1 LEVEL=guided FORCE=1", result.stdout)
+        for stage_id in (1, 4):
+            path = core.exercise_path(self.meta, self.meta["stages"][stage_id - 1])
+            self.assertEqual(path.read_text(), self.levels[stage_id]["guided"])
+        self.assertIn("it was the untouched outline skeleton", result.stdout)
+        self.assertEqual(self.backups(), [])
+        self.assertEqual(json.loads((self.root / "exercises/.scaffold.json").read_text()), {"1": "guided"})
 
-    def test_a_later_skeleton_from_the_authors_wins(self):
-        (self.root / STAGE2).write_text("// my committed kernel\n")
-        self.git(LEARNER, "commit", "-q", "-am", "my stage 2")
-        (self.root / STAGE2).write_text(self.skeleton + "// clearer TODO\n")
-        self.git(AUTHORS, "commit", "-q", "-am", "better skeleton")
-        (self.root / STAGE2).write_text("// my new attempt\n")
+        # A later reset without LEVEL uses the remembered level, and starts the changed stage over.
         result = self.reset("1", "--stage", "2")
         self.assertEqual(result.returncode, 0, result.stderr)
-        self.assertEqual((self.root / STAGE2).read_text(), self.skeleton + "// clearer TODO\n")
+        self.assertEqual(self.text(STAGE2), self.levels[2]["guided"])
+        self.assertEqual([b.read_text() for b in self.backups()], ["// my kernel\n"])
 
-    def test_every_commit_mine_means_the_commit_that_added_it(self):
-        # A copy put under git by its owner: the import and the work are both the owner's commits.
-        (self.root / STAGE2).write_text("// my committed kernel\n")
-        self.git(AUTHORS, "commit", "-q", "-am", "my stage 2")
-        result = self.reset("1", "--stage", "2", who=AUTHORS)
+    def test_force_replaces_changed_stages_after_a_backup(self):
+        (self.root / STAGE2).write_text("// my kernel\n")
+        result = self.reset("1", "--stage", "2", "--level", "blank", "--force")
         self.assertEqual(result.returncode, 0, result.stderr)
-        self.assertEqual((self.root / STAGE2).read_text(), self.skeleton)
+        self.assertEqual(self.text(STAGE2), self.levels[2]["blank"])
+        self.assertEqual([b.read_text() for b in self.backups()], ["// my kernel\n"])
 
     def test_missing_file_is_restored_and_untouched_ones_left_alone(self):
         (self.root / STAGE2).unlink()
@@ -80,9 +83,9 @@ class Reset(WorkbookTest):
         before = stage1.stat().st_mtime_ns
         result = self.reset("1")
         self.assertEqual(result.returncode, 0, result.stderr)
-        self.assertTrue((self.root / STAGE2).exists())
+        self.assertEqual(self.text(STAGE2), self.levels[2]["outline"])
         self.assertIn("it was missing", result.stdout)
-        self.assertIn("already is the skeleton, left alone", result.stdout)
+        self.assertIn("already is the outline skeleton, left alone", result.stdout)
         self.assertEqual(stage1.stat().st_mtime_ns, before)
         self.assertEqual(self.backups(), [])
 
@@ -94,20 +97,28 @@ class Reset(WorkbookTest):
     def test_bad_input_changes_nothing(self):
         (self.root / STAGE2).write_text("// mine\n")
         for args, sentence in ((("9",), "There is no chapter 9"),
-                               (("1", "--stage", "5"), "Chapter 1 has no stage 5")):
+                               (("1", "--stage", "5"), "Chapter 1 has no stage 5"),
+                               (("1", "--level", "verbose"), "LEVEL=verbose is not a scaffold level: use outline")):
             result = self.reset(*args)
             self.assertEqual(result.returncode, 2)
             self.assertIn(sentence, result.stderr)
-        self.assertEqual((self.root / STAGE2).read_text(), "// mine\n")
+            self.assertEqual(len(result.stderr.strip().splitlines()), 1, result.stderr)
+        self.assertEqual(self.text(STAGE2), "// mine\n")
+        self.assertFalse((self.root / "exercises/.scaffold.json").exists())
 
-    def test_without_git_history_nothing_changes(self):
-        shutil.rmtree(self.root / ".git")
+    def test_a_missing_template_changes_nothing(self):
+        (self.root / "scaffolds/01_elementwise/3_fused.cu").unlink()
         (self.root / STAGE2).write_text("// mine\n")
         result = self.reset("1")
         self.assertEqual(result.returncode, 2)
-        self.assertIn("not a git clone", result.stderr)
-        self.assertIn("nothing was changed", result.stderr)
-        self.assertEqual((self.root / STAGE2).read_text(), "// mine\n")
+        self.assertIn("The template scaffolds/01_elementwise/3_fused.cu", result.stderr)
+        self.assertEqual(self.text(STAGE2), "// mine\n")
+
+    def test_no_git_needed(self):
+        self.assertFalse((self.root / ".git").exists())
+        (self.root / STAGE2).write_text("// mine\n")
+        self.assertEqual(self.reset("1").returncode, 0)
+        self.assertEqual(self.text(STAGE2), self.levels[2]["outline"])
 
 
 if __name__ == "__main__":

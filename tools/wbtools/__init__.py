@@ -8,6 +8,7 @@ progress  `make progress`        hints  `make hint`          reset  `make reset-
 watch     `make watch-chapter`   drill  `make drill`         plot   `make plot-chapter`
 catalog   the catalog's header grammar and judge (CMake, ctest and selfcheck.py use it)
 static_check  `make selfcheck-static`: the files against stages.json, with no build
+scaffold  the three scaffold levels of a stage from its template in scaffolds/ (reset, drill, CMake)
 
 Standard library only, except plot, which needs matplotlib and says so when it is missing.
 """

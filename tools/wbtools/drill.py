@@ -8,9 +8,9 @@ chapter's grader with your drill file as that stage's candidate (see cmake/Workb
 When it passes, the time from start to pass is recorded in build/progress.json and shown by
 `make progress`; the file moves to drill/done/.
 
-The blank file is made from the stage's skeleton (the authors' version in git's history, else the file
-in exercises/): its #include lines and its public launchers' signatures, with nothing else of the
-skeleton; the contract comes from the doc comment of the launcher's declaration in stages.cuh.
+The blank file is made from the stage's blank scaffold level (generated from scaffolds/, see
+wbtools/scaffold.py): its #include lines and its public launchers' signatures, with nothing else;
+the contract comes from the doc comment of the launcher's declaration in stages.cuh.
 
 Paper mode (`make drill PAPER=1`, PAPER_MINUTES=20): as in an interview on paper or a whiteboard, you
 write the kernel without compiling or running it for a set time; then it is built and graded once,
@@ -27,7 +27,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import core, i18n, reset, ui
+from . import core, i18n, scaffold, ui
 from . import state as st
 
 KEEP_MARKERS = ("@brief", "@param", "@tparam", "@return", "@pre", "Checked", "Alignment", "Contract", "Input",
@@ -125,19 +125,10 @@ def contract(meta: dict, stage: dict) -> list[str]:
 # ---- the blank file, from the stage's skeleton ----------------------------------------------------
 
 def skeleton_text(meta: dict, stage: dict) -> str:
-    """The stage's skeleton: the authors' version from git's history when there is one (the learner's
-    file may hold their solution), else the file in exercises/."""
-    path = core.exercise_path(meta, stage)
-    try:
-        text, _ = reset.original_skeleton(path.relative_to(core.ROOT).as_posix())
-        return text.decode(errors="replace")
-    except (core.UserError, OSError, ValueError):
-        pass
-    try:
-        return path.read_text()
-    except OSError:
-        raise core.UserError(f"{core.shown(path)} is missing: restore it with `make reset-chapter "
-                             f"{meta['chapter']} STAGE={stage['id']}`; the drill is made from it.")
+    """The stage's blank scaffold level (the header, the includes and the launchers' signatures), generated
+    from its template in scaffolds/ (wbtools/scaffold.py): never the learner's exercise, which may hold
+    their solution."""
+    return scaffold.generate(meta, stage, "blank")
 
 
 def public_launchers(skeleton: str) -> list[str]:

@@ -1,84 +1,24 @@
-"""`make reset-chapter N [STAGE=k]`: puts the original skeletons back, after a backup of your files.
+"""`make reset-chapter N [STAGE=k] [LEVEL=outline|guided|blank] [FORCE=1]`: puts skeletons back, or
+switches a chapter's stages to another scaffold level.
 
-Where the skeleton comes from: git's history of the exercise file. Your own commits must not count
-as "the skeleton" (you may have committed your work), so the newest version committed by someone
-else (the workbook's authors) is taken; when every commit of the file is yours (for example a copy
-you put under git yourself), the version of the commit that added the file. Your current file is
-copied to exercises/.backup/<date-time>/<chapter>/ first (git ignores that folder); a stage whose
-file already is the skeleton is left alone. Nothing is changed when git cannot answer.
+The skeletons are generated from the stage's template in scaffolds/ (wbtools/scaffold.py), at the
+level asked for, else the level this chapter was last reset to (exercises/.scaffold.json, which git
+ignores), else outline. No git history is needed.
+
+A stage whose file is one of the levels (untouched) is rewritten at once. A stage you changed:
+  - without LEVEL (start over): your file is copied to exercises/.backup/<date-time>/<chapter>/ (git
+    ignores that folder) and the skeleton is written;
+  - with LEVEL (switching the scaffolding): it is left alone and the reason is printed (it passed, or you
+    changed it); FORCE=1 backs it up and replaces it too.
 """
 from __future__ import annotations
 
 import shutil
-import subprocess
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
-from . import core, ui
-
-
-@dataclass
-class Version:
-    commit: str
-    email: str
-    date: str
-    subject: str
-
-    def describe(self) -> str:
-        return f"commit {self.commit[:7]} of {self.date}, \"{self.subject[:60]}\""
-
-
-def git(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(["git", "-C", str(core.ROOT), *args], capture_output=True)
-
-
-def require_git() -> None:
-    if shutil.which("git") is None:
-        raise core.UserError("reset-chapter finds the original skeletons in git's history, and git is not installed "
-                             "(Debian/Ubuntu: sudo apt-get install git); nothing was changed.")
-    if git("rev-parse", "--is-inside-work-tree").returncode != 0:
-        raise core.UserError("reset-chapter finds the original skeletons in git's history, and this copy of the "
-                             "workbook is not a git clone (clone it with git to get them back); nothing was changed.")
-
-
-def my_email() -> str | None:
-    """The e-mail address git puts on commits made here (None when git has no identity)."""
-    proc = git("var", "GIT_AUTHOR_IDENT")
-    if proc.returncode != 0:
-        return None
-    ident = proc.stdout.decode(errors="replace")
-    if "<" in ident and ">" in ident:
-        return ident[ident.index("<") + 1:ident.index(">")].strip().lower()
-    return None
-
-
-def versions(relpath: str) -> list[Version]:
-    """Commits that touched the file, newest first."""
-    proc = git("log", "--format=%H%x1f%ae%x1f%ad%x1f%s", "--date=short", "--", relpath)
-    if proc.returncode != 0:
-        return []
-    found = []
-    for line in proc.stdout.decode(errors="replace").splitlines():
-        parts = line.split("\x1f")
-        if len(parts) == 4:
-            found.append(Version(parts[0], parts[1].strip().lower(), parts[2], parts[3]))
-    return found
-
-
-def original_skeleton(relpath: str) -> tuple[bytes, Version]:
-    history = versions(relpath)
-    if not history:
-        raise core.UserError(f"{relpath} is not in git's history, so its skeleton cannot be found; "
-                             "nothing was changed.")
-    me = my_email()
-    candidates = [v for v in history if me is None or v.email != me]
-    candidates.append(history[-1])            # the commit that added the file
-    for version in candidates:
-        proc = git("show", f"{version.commit}:./{relpath}")
-        if proc.returncode == 0:
-            return proc.stdout, version
-    raise core.UserError(f"git could not show any committed version of {relpath}; nothing was changed.")
+from . import core, scaffold, ui
+from . import state as st
 
 
 def backup_folder() -> Path:
@@ -92,44 +32,72 @@ def backup_folder() -> Path:
     return folder
 
 
+def why_kept(meta: dict, stage: dict, progress: dict) -> str:
+    record = st.result(progress, meta["chapter"], stage["id"])
+    if st.category(record) in (st.PASSED, st.UNTIMED):
+        return f"you solved it (passed {record.get('when', '')})".replace(" )", ")")
+    return "you changed it"
+
+
 def command_reset(args) -> int:
     meta = core.load_chapter(args.chapter)
     wanted = core.stage_ids(meta, getattr(args, "stage", None))
-    require_git()
+    asked = getattr(args, "level", None)
+    level = scaffold.check_level(asked) if asked else scaffold.remembered(meta["chapter"])
+    force = bool(getattr(args, "force", False))
     plan = []
     for stage in meta["stages"]:
         if stage["id"] not in wanted:
             continue
         path = core.exercise_path(meta, stage)
-        relpath = path.relative_to(core.ROOT).as_posix()
-        skeleton, version = original_skeleton(relpath)
-        current = path.read_bytes() if path.exists() else None
-        plan.append((stage, path, relpath, skeleton, version, current))
+        levels = scaffold.all_levels(meta, stage)   # a missing or broken template stops before any change
+        current = path.read_text() if path.exists() else None
+        plan.append((stage, path, levels, current))
 
-    changed = [p for p in plan if p[5] != p[3]]
     which = f"stage {wanted[0]} of chapter {meta['chapter']}" if len(wanted) == 1 else f"chapter {meta['chapter']}"
-    if not changed:
-        print(f"Nothing to reset: every file of {which} already is its skeleton.")
+    if asked:
+        scaffold.remember(meta["chapter"], level)
+    if all(current == levels[level] for _, _, levels, current in plan):
+        print(f"Nothing to reset: every file of {which} already is its {level} skeleton.")
         return 0
+    progress = st.load()
     backup = backup_folder()
-    print(ui.paint(f"Resetting {which} ({meta['title']}):", "bold"))
-    for stage, path, relpath, skeleton, version, current in plan:
-        if current == skeleton:
-            print(f"  stage {stage['id']}: {relpath} already is the skeleton, left alone")
+    print(ui.paint(f"Resetting {which} ({meta['title']}) to the {level} level:", "bold"))
+    kept = []
+    for stage, path, levels, current in plan:
+        relpath = core.shown(path)
+        was = scaffold.level_of(current, levels) if current is not None else None
+        if current == levels[level]:
+            print(f"  stage {stage['id']}: {relpath} already is the {level} skeleton, left alone")
             continue
-        if current is not None:
+        if current is None:
+            saved = "it was missing"
+        elif was is not None:
+            saved = f"it was the untouched {was} skeleton"
+        elif asked and not force:
+            reason = why_kept(meta, stage, progress)
+            print(f"  stage {stage['id']}: {relpath} skipped: {reason}")
+            kept.append(stage["id"])
+            continue
+        else:
             target = backup / meta["dir"] / path.name
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(path, target)
-            if target.read_bytes() != current:
+            if target.read_text() != current:
                 raise core.UserError(f"The backup of {relpath} could not be verified ({core.shown(target)}); "
                                      "nothing more was changed.")
             saved = f"your version is in {core.shown(target)}"
-        else:
-            saved = "it was missing"
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(skeleton)
-        print(f"  stage {stage['id']}: {relpath} restored ({version.describe()}); {saved}")
+        path.write_text(levels[level])
+        print(f"  stage {stage['id']}: {relpath} is now the {level} skeleton; {saved}")
+    if kept:
+        stages = ", ".join(str(k) for k in kept)
+        one = f" STAGE={kept[0]}" if len(kept) == 1 else ""
+        print(f"\nStage{'s' if len(kept) > 1 else ''} {stages} kept your work. To replace "
+              f"{'it' if len(kept) == 1 else 'them'} too (after a backup): "
+              f"make reset-chapter {meta['chapter']}{one} LEVEL={level} FORCE=1")
+    if asked:
+        print(f"Later resets of chapter {meta['chapter']} use the {level} level (LEVEL= changes it).")
     if backup.exists():
         exercises = core.shown(core.ROOT / "exercises" / meta["dir"])
         print(f"\nTo undo: cp {core.shown(backup / meta['dir'])}/*.cu {exercises}/")

@@ -1,8 +1,8 @@
 """`make selfcheck-static` (`python3 tools/selfcheck.py --static`): the workbook's files against its
 metadata, with no build and no GPU, in the spirit of rustlings' `dev check`:
 
-  stages     every stage of stages.json has its exercise and its solution file
-  unlisted   no .cu file in exercises/ or solutions/ that stages.json does not list
+  stages     every stage of stages.json has its template (scaffolds/), exercise and solution file
+  unlisted   no .cu file in scaffolds/, exercises/ or solutions/ that stages.json does not list
   skeletons  every exercise holds at least one TODO marker, the place the learner starts writing
              (that an untouched skeleton says "not implemented yet" is checked by running it: the
              ctest tests labelled "skeletons")
@@ -30,7 +30,7 @@ def stage_files(meta: dict) -> list[str]:
     """Problems of the chapter's stage files: missing, unlisted, skeletons without a TODO."""
     problems = []
     listed = {f"{stage['file']}.cu" for stage in meta["stages"]}
-    for track in ("exercises", "solutions"):
+    for track in ("scaffolds", "exercises", "solutions"):
         folder = core.ROOT / track / meta["dir"]
         for stage in meta["stages"]:
             path = folder / f"{stage['file']}.cu"

@@ -1,0 +1,26 @@
+// Chapter 9, stage 1: three kernels: scores to global memory, row softmax, P V. (your exercise)
+//
+// Write the kernels and the launch. The contract (layouts, the causal mask, masked rows, what is checked)
+// is in chapters/09_attention/stages.cuh; the lesson is chapters/09_attention/README.md.
+// Grade it with `make check-chapter 9` (an NVIDIA GPU, or the CPU emulator). You may change anything in
+// this file except the launcher's name and parameters. `make hint CH=9 STAGE=1` when stuck.
+#include "09_attention/stages.cuh"
+#include "common/primitives.cuh"
+
+namespace WORKBOOK_TRACK {
+
+// TODO: a kernel that computes the scaled score of every query with every key, into a workspace in global memory, with
+//       the scores the causal mask hides set to minus infinity.
+// TODO: a kernel that turns each row of scores into probabilities with a numerically safe softmax and records the log
+//       of each row's normaliser.
+// TODO: a kernel that multiplies each row of probabilities by the values to give the output row.
+
+void attention_1_three_kernels(const ch09::Shape& shape, const void* q, const void* k, const void* v, ch08::Dtype dtype,
+                               void* o, float* lse, cudaStream_t stream)
+{
+    // TODO: launch your kernels in order on `stream` with the grids, blocks and shared memory you choose, then
+    //       check each launch with WB_CHECK_LAUNCH.
+    (void)shape, (void)q, (void)k, (void)v, (void)dtype, (void)o, (void)lse, (void)stream;
+}
+
+}   // namespace WORKBOOK_TRACK

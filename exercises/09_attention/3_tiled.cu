@@ -1,0 +1,23 @@
+// Chapter 9, stage 3: tiled: 64 queries per block, K/V tiles through shared memory. (your exercise)
+//
+// Write the kernels and the launch. The contract (layouts, the causal mask, masked rows, what is checked)
+// is in chapters/09_attention/stages.cuh; the lesson is chapters/09_attention/README.md.
+// Grade it with `make check-chapter 9` (an NVIDIA GPU, or the CPU emulator). You may change anything in
+// this file except the launcher's name and parameters. `make hint CH=9 STAGE=3` when stuck.
+#include "09_attention/stages.cuh"
+#include "common/primitives.cuh"
+
+namespace WORKBOOK_TRACK {
+
+// TODO: a kernel in which a block owns a tile of query rows and streams tiles of keys and values through shared memory,
+//       so that each loaded key and value serves every row of the block, with the online softmax per row.
+
+void attention_3_tiled(const ch09::Shape& shape, const void* q, const void* k, const void* v, ch08::Dtype dtype,
+                       void* o, float* lse, cudaStream_t stream)
+{
+    // TODO: launch your kernel on `stream` with the grid, block and shared memory you choose, then
+    //       check the launch with WB_CHECK_LAUNCH.
+    (void)shape, (void)q, (void)k, (void)v, (void)dtype, (void)o, (void)lse, (void)stream;
+}
+
+}   // namespace WORKBOOK_TRACK

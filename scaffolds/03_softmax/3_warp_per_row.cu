@@ -1,0 +1,46 @@
+// Chapter 3, stage 3: one warp per row, shuffle reductions.          (your exercise)
+//
+// Write the kernel and the launch. The contract (sizes, alignment, what is checked) is in
+// chapters/03_softmax/stages.cuh; the lesson is chapters/03_softmax/README.md.
+// Grade it with `make check-chapter 3`. You may change anything in this file except the
+// launcher's name and parameters. `make hint CH=3 STAGE=3` when stuck.
+#include "03_softmax/stages.cuh"
+#include "common/primitives.cuh"
+
+namespace WORKBOOK_TRACK {
+
+//@ guided
+namespace {
+
+constexpr int kThreads = 128;
+constexpr int kRowsPerBlock = kThreads / wb::kWarpSize;
+
+__global__ void __launch_bounds__(kThreads)
+    softmax_warp_kernel(const float* __restrict__ x, float* __restrict__ y, std::int64_t rows, std::int64_t cols)
+{
+    // TODO: row = blockIdx.x * kRowsPerBlock + threadIdx.x / 32, lane = threadIdx.x % 32; a warp
+    //       whose row is past the end returns (all its lanes together). Three loops over
+    //       `for (c = lane; c < cols; c += 32)`: maximum then wb::warp_reduce_max, sum of
+    //       __expf(x - max) then wb::warp_reduce_sum, and y = __expf(x - max) * (1 / sum).
+}
+
+}   // namespace
+//@ end
+//@ outline
+// TODO: a kernel in which one warp owns a row and does both reductions with shuffles, so that no shared memory and no
+//       block barrier are needed; many rows run per block.
+//@ end
+
+void softmax_3_warp_per_row(const float* x, float* y, std::int64_t rows, std::int64_t cols, cudaStream_t stream)
+{
+    //@ guided
+    // TODO: ceil(rows / kRowsPerBlock) blocks of kThreads; WB_CHECK_LAUNCH().
+    //@ end
+    //@ outline
+    // TODO: launch your kernel on `stream` with the grid, block and shared memory you choose, then
+    //       check the launch with WB_CHECK_LAUNCH.
+    //@ end
+    (void)x, (void)y, (void)rows, (void)cols, (void)stream;
+}
+
+}   // namespace WORKBOOK_TRACK
