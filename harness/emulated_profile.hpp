@@ -7,7 +7,7 @@
 /// emu/profile.hpp: warp requests, 32-byte sectors per request, shared-memory wavefronts per request,
 /// requests with idle lanes, barriers), prints a three-column table, and gives a verdict:
 ///   - "too slow" when a key counter is clearly worse than reference stage k (at least twice the global
-///     sectors for the same bytes, or four times the shared-memory wavefronts) and no better than
+///     sectors for the same bytes, or three times the shared-memory wavefronts) and no better than
 ///     reference stage k-1: the idea of the stage is missing ("your global writes use 8.0x the sectors
 ///     of reference stage 2 for the same bytes ...: uncoalesced"). Only where the grader asks for it
 ///     (MemoryCase::graded, chapter 5); elsewhere the same sentence is advice beside a pass;
