@@ -53,9 +53,16 @@ class CountersPage(WorkbookTest):
         (self.folder / "ch01_stage2.json").write_text(json.dumps(dict(RECORD, stage=2, divergent_requests=7)))
         status, text = self.quiet(table.check, document, self.folder)
         self.assertEqual(status, 1)
-        self.assertIn("is out of date at line", text)
+        self.assertIn("is out of date: chapter 1, line", text)
         self.assertIn("7 / 1536", text)
         self.assertIn("--write", text)
+
+    def test_a_chapter_not_on_the_page_yet_is_named_not_failed(self):
+        document = self.tmp / "emulated_counters.md"
+        document.write_text(table.HEADER + "\n")
+        status, text = self.quiet(table.check, document, self.folder)
+        self.assertEqual(status, 0)
+        self.assertIn("chapter 1 is not on the page yet", text)
 
     def test_a_missing_folder_says_what_to_run(self):
         with self.assertRaises(core.UserError) as caught:
