@@ -54,7 +54,7 @@ help:
 	@echo "  make drill [CH=n]        timed interview drill: a blank stage with only its contract, in drill/"
 	@echo "                           PAPER=1: on paper, no compiling for PAPER_MINUTES (20), then one grading"
 	@echo "  make drill-grade         grade the running drill; make drill-stop gives it up (its file is kept)"
-	@echo "  make plot-chapter N      chapter N's make bench results as a bar chart: build/plots/ (matplotlib)"
+	@echo "  make plot-chapter N      chapter N's make bench results as a bar chart, and a roofline from make profile-chapter N: build/plots/ (matplotlib)"
 	@echo "  make profile-chapter N STAGE=k   why is my stage slow? Nsight Compute counters of your stage k beside"
 	@echo "                           references k-1 and k (no STAGE: every reference stage): build/profile/"
 	@echo ""

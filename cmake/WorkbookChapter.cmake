@@ -113,6 +113,9 @@ function(workbook_add_chapter chapter_dir)
     target_compile_options(${counted_library} PRIVATE ${WORKBOOK_EMU_CHECK_FLAGS})
   endif()
   set(${prefix}_COUNTED_LIBRARY "${counted_library}" CACHE INTERNAL "The instrumented references of ${prefix}")
+  if(counted_library)
+    file(MAKE_DIRECTORY "${CMAKE_BINARY_DIR}/emu_counters")
+  endif()
 
   foreach(track solutions exercises drill)
     set(grader ${prefix}_grade_${track})
@@ -156,6 +159,12 @@ function(workbook_add_chapter chapter_dir)
     set_tests_properties(${prefix}.solutions.stage${id} PROPERTIES
       LABELS "${where_label};solutions;${prefix}" TIMEOUT ${WORKBOOK_STAGE_TIMEOUT} RUN_SERIAL ${serial}
       SKIP_REGULAR_EXPRESSION "WORKBOOK-SKIP")
+    if(counted_library)
+      # The emulator's counters of each reference stage, kept for the check of docs/emulated_counters.md
+      # (tools/emu_profile_table.py, test tools.emu_counters_table): no grader runs twice for it.
+      set_tests_properties(${prefix}.solutions.stage${id} PROPERTIES
+        ENVIRONMENT "WORKBOOK_EMU_COUNTERS_DIR=${CMAKE_BINARY_DIR}/emu_counters" FIXTURES_SETUP emu_counters)
+    endif()
     # The skeleton check: an untouched exercise must report "not implemented yet" (make selfcheck).
     add_test(NAME ${prefix}.skeletons.stage${id} COMMAND ${prefix}_grade_exercises "[stage${id}]")
     set_tests_properties(${prefix}.skeletons.stage${id} PROPERTIES

@@ -119,10 +119,12 @@ def add_learner_commands(sub) -> None:
     command.add_argument("--timeout", type=float, default=timeout)
     command.set_defaults(func=drill.command_drill)
 
-    command = sub.add_parser("plot", help="bar chart of a chapter's `make bench` results (PNG and SVG)")
+    command = sub.add_parser("plot", help="bar chart of a chapter's `make bench` results and the roofline of its "
+                             "`make profile-chapter` counters (PNG and SVG)")
     command.add_argument("chapter")
     command.add_argument("--results", help="default: build/bench/results.json")
     command.add_argument("--out", help="default: build/plots/")
+    command.add_argument("--profile", help="default: build/profile/chNN.json (make profile-chapter N): the roofline")
     command.set_defaults(func=plot.command_plot)
 
     command = sub.add_parser("profile", help="Nsight Compute counters of a stage beside the reference stages")

@@ -105,3 +105,43 @@ TEST_CASE("memory verdict: the table has the three columns", "[memory]")
     CHECK(contains(table, "reference 4"));
     CHECK(contains(table, "32.0"));
 }
+
+TEST_CASE("memory verdict: stage 1 worse than its reference is advice, never too slow", "[memory]")
+{
+    const wb::MemoryVerdict v = wb::memory_verdict(1, transpose(32, 32), std::nullopt, transpose(4, 32));
+    CHECK_FALSE(v.too_slow);
+    CHECK(v.sentence ==
+          "correct, but your global reads use 8.0x the sectors of reference stage 1 for the same bytes (32.0 sectors "
+          "per 128 bytes where it needs 4.0): uncoalesced (counted on the CPU emulator)");
+    CHECK(contains(v.explanation, "consecutive lanes access consecutive addresses"));
+}
+
+namespace {
+
+/// A shared-memory reduction with @p divergent of its 100 requests missing lanes.
+wb::MemoryCounters reduction(std::uint64_t divergent)
+{
+    wb::MemoryCounters m;
+    m.kernels = 1;
+    m.launches = 1;
+    m.global_load = global(10, 4, 4);
+    m.shared_load = shared(90, 1);
+    m.shared_load.divergent = divergent;
+    return m;
+}
+
+}   // namespace
+
+TEST_CASE("memory verdict: many more requests with idle lanes than the reference is advice on divergence", "[memory]")
+{
+    const wb::MemoryVerdict v = wb::memory_verdict(3, reduction(90), reduction(90), reduction(20));
+    CHECK_FALSE(v.too_slow);   // advice only, even with the previous stage as bad
+    CHECK(v.sentence ==
+          "correct, but your warp requests have idle lanes in 90% of the requests where reference "
+          "stage 3 has 20%: divergent branches (counted on the CPU emulator)");
+    // Twice the share but less than a quarter of the requests more: not clearly worse.
+    CHECK(wb::memory_verdict(3, reduction(30), reduction(30), reduction(10)).sentence ==
+          "correct; memory behaviour like reference stage 3 (or better)");
+    // From none at all: a quarter of the requests is enough.
+    CHECK(contains(wb::memory_verdict(3, reduction(25), std::nullopt, reduction(0)).sentence, "divergent branches"));
+}

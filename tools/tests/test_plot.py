@@ -128,3 +128,50 @@ class Plots(WorkbookTest):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class Roofline(WorkbookTest):
+    def test_points_from_the_profile_record(self):
+        meta = {"chapter": 7}
+        points = plot.roofline_points(plot.load_profile(FIXTURES / "synthetic_profile_ch07.json", meta))
+        self.assertEqual([p["stage"] for p in points], list(range(1, 9)))
+        flops = 2.0 * 4096 ** 3
+        self.assertAlmostEqual(points[0]["intensity"], flops / 4300e6)
+        self.assertAlmostEqual(points[0]["gflops"], flops / 55000e-6 / 1e9)
+        self.assertAlmostEqual(points[7]["gbps"], 160e6 / 850e-6 / 1e9)
+
+    def test_a_column_without_counters_is_left_out(self):
+        points = plot.load_profile(FIXTURES / "synthetic_profile_ch05.json", {"chapter": 5})
+        self.assertEqual([p["label"] for p in points], [f"stage {k}" for k in range(1, 7)])
+        self.assertTrue(all(p["flops"] == 0 for p in points))
+
+    def test_not_a_profile_record(self):
+        bad = self.tmp / "ch07.json"
+        bad.write_text("{}")
+        result = self.cli("plot", "7", "--profile", str(bad))
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("is not a `make profile-chapter` record", result.stderr)
+
+    @unittest.skipUnless(can_plot(), "matplotlib is not installed (Debian: python3-matplotlib)")
+    def test_roofline_without_bench_results(self):
+        result = self.cli("plot", "7", "--profile", str(FIXTURES / "synthetic_profile_ch07.json"))
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        self.assertIn("8 profiled stages on the roofline", result.stdout)
+        png = self.build / "plots" / "chapter07_sgemm_roofline.png"
+        self.assertEqual(png.read_bytes()[:8], b"\x89PNG\r\n\x1a\n")
+        self.assertIn("arithmetic intensity", (self.build / "plots" / "chapter07_sgemm_roofline.svg").read_text())
+
+    @unittest.skipUnless(can_plot(), "matplotlib is not installed (Debian: python3-matplotlib)")
+    def test_bandwidth_bars_where_no_stage_computes(self):
+        result = self.cli("plot", "5", "--profile", str(FIXTURES / "synthetic_profile_ch05.json"))
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        svg = (self.build / "plots" / "chapter05_transpose_roofline.svg").read_text()
+        self.assertIn("achieved DRAM bandwidth", svg)
+
+    @unittest.skipUnless(can_plot(), "matplotlib is not installed (Debian: python3-matplotlib)")
+    def test_ladder_and_roofline_together(self):
+        result = self.cli("plot", "1", "--results", str(FIXTURES / "ch01_bench_h200.json"),
+                          "--profile", str(FIXTURES / "synthetic_profile_ch07.json"))
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        self.assertIn("benchmark rows plotted", result.stdout)
+        self.assertTrue((self.build / "plots" / "chapter01_elementwise_roofline.png").exists())

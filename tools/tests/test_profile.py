@@ -105,6 +105,18 @@ class AggregateTest(unittest.TestCase):
         self.assertEqual(values["stalls"][0][0], "long_scoreboard")
         self.assertIsNone(values["threads_per_inst"])   # not in the fixture: shown as "-"
 
+    def test_work_values_for_the_roofline(self):
+        kernels = [{"smsp__sass_thread_inst_executed_op_ffma_pred_on.sum": 1000.0,
+                    "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum": 10.0,
+                    "dram__bytes_read.sum": 4000.0, "dram__bytes_write.sum": 1000.0, profile.DURATION: 50.0},
+                   {"smsp__inst_executed_pipe_tensor_op_hmma.sum": 2.0, profile.DURATION: 25.0}]
+        values = profile.work_values(kernels)
+        self.assertEqual(values["flops"], 2 * 1000 + 10 + 2 * 4096)
+        self.assertEqual(values["dram_bytes"], 5000.0)
+        self.assertEqual(values["time_ns"], 75.0)
+        self.assertIsNone(profile.work_values([{profile.DURATION: 1.0}])["flops"])
+        self.assertIn("smsp__sass_thread_inst_executed_op_ffma_pred_on.sum", profile.ncu_metric_names(1))
+
     def test_metric_list_uses_only_known_names(self):
         names = profile.ncu_metric_names(7)
         self.assertIn("sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active", names)

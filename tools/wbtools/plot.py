@@ -7,6 +7,14 @@ as a dashed line. Chapters measured at several shapes get one panel per operatio
 with the shapes side by side. Output: build/plots/chapterNN_name.png, .svg and .caption (the
 GPU and date, for the documentation, which embeds the latest plots: `make docs`).
 
+Beside the ladder, where `make profile-chapter N` has written build/profile/chNN.json (Nsight Compute
+on a GPU), a roofline: each reference stage as a point, its arithmetic intensity (floating-point
+operations per DRAM byte) against its achieved GFLOP/s, both from the profile's counters and kernel
+time, under the memory roof of the device's copy bandwidth and, for the GEMM chapters, cuBLAS (both
+from `make bench`, where its results are there). A chapter whose stages do no arithmetic (a
+transpose) gets the achieved DRAM bandwidth of each stage instead. Output:
+build/plots/chapterNN_name_roofline.png and .svg.
+
 matplotlib is the one dependency outside the standard library. When this Python has none, the
 plot is drawn by /usr/bin/python3 if that one has it (Debian's python3-matplotlib); otherwise the
 command says what to install and exits with status 2.
@@ -204,11 +212,129 @@ def draw(meta: dict, data_meta: dict, rows: list[dict], out_dir: Path) -> list[P
     return written
 
 
+# ---- the roofline, from `make profile-chapter N` ----------------------------------------------------
+
+
+def load_profile(path: Path, meta: dict) -> list[dict]:
+    """The points of the roofline: one per profiled reference stage with counters, as dicts with
+    label, stage, flops, bytes, seconds. [] when the profile has no counters (no ncu, no permission)."""
+    try:
+        record = json.loads(path.read_text())
+        columns = record["columns"]
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise core.UserError(f"{core.shown(path)} is not a `make profile-chapter` record ({error}): "
+                             f"run `make profile-chapter {meta['chapter']}` again.")
+    points = []
+    for column in columns:
+        values = column.get("values") or {}
+        label = str(column.get("label", ""))
+        seconds = values.get("time_ns")
+        data = values.get("dram_bytes")
+        if not isinstance(seconds, (int, float)) or seconds <= 0 or not isinstance(data, (int, float)) or data <= 0:
+            continue
+        stage = int(label.split()[-1]) if label.startswith("stage ") and label.split()[-1].isdigit() else 0
+        flops = values.get("flops")
+        points.append({"label": label, "stage": stage, "flops": flops if isinstance(flops, (int, float)) else 0.0,
+                       "bytes": float(data), "seconds": float(seconds) * 1e-9})
+    return points
+
+
+def roofline_points(points: list[dict]) -> list[dict]:
+    """Arithmetic intensity (FLOP per DRAM byte) and achieved GFLOP/s and GB/s of each point."""
+    out = []
+    for p in points:
+        out.append(dict(p, intensity=p["flops"] / p["bytes"], gflops=p["flops"] / p["seconds"] / 1e9,
+                        gbps=p["bytes"] / p["seconds"] / 1e9))
+    return out
+
+
+def draw_roofline(meta: dict, points: list[dict], data_meta: dict, rows: list[dict], out_dir: Path) -> list[Path]:
+    import matplotlib
+    matplotlib.use("Agg")
+    matplotlib.rcParams["svg.fonttype"] = "none"
+    import matplotlib.pyplot as plt
+
+    points = roofline_points(points)
+    copy = data_meta.get("copy_gbps") or next((r.get("copy_gbps") for r in rows if r.get("copy_gbps")), None)
+    stages = sorted({p["stage"] for p in points})
+    ladder = plt.get_cmap("viridis")
+
+    def color(p: dict):
+        return ladder(0.15 + 0.7 * stages.index(p["stage"]) / max(1, len(stages) - 1))
+
+    fig, ax = plt.subplots(figsize=(9.0, 6.0))
+    arithmetic = any(p["flops"] > 0 for p in points)
+    if arithmetic:
+        shown = [p for p in points if p["flops"] > 0]
+        xs = [p["intensity"] for p in shown]
+        low, high = min(xs) / 4, max(xs) * 4
+        if isinstance(copy, (int, float)):
+            ax.plot([low, high], [low * copy, high * copy], "--", color="#555555", linewidth=1,
+                    label=f"memory roof: device copy bandwidth, {copy:.0f} GB/s")
+        cublas = [r["tflops"] for r in rows if "cublas" in str(r.get("variant", "")).lower()
+                  and isinstance(r.get("tflops"), (int, float))]
+        if cublas:
+            ax.axhline(max(cublas) * 1e3, linestyle=":", color="#8c8c8c", linewidth=1,
+                       label=f"cuBLAS (make bench): {max(cublas):.1f} TFLOP/s")
+        for p in shown:
+            ax.scatter(p["intensity"], p["gflops"], s=60, color=color(p), edgecolor="#333333", zorder=3)
+            ax.annotate(p["label"], (p["intensity"], p["gflops"]), xytext=(6, 4), textcoords="offset points",
+                        fontsize=8)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlim(low, high)
+        ax.set_xlabel("arithmetic intensity (FLOP per DRAM byte)")
+        ax.set_ylabel("achieved GFLOP/s")
+        title = "roofline of the reference stages"
+    else:
+        xs = range(len(points))
+        bars = ax.bar(xs, [p["gbps"] for p in points], color=[color(p) for p in points], edgecolor="#333333",
+                      linewidth=0.6)
+        for bar_, p in zip(bars, points):
+            ax.annotate(f"{p['gbps']:.0f}", (bar_.get_x() + bar_.get_width() / 2, bar_.get_height()), ha="center",
+                        va="bottom", fontsize=8, xytext=(0, 2), textcoords="offset points")
+        if isinstance(copy, (int, float)):
+            ax.axhline(copy, linestyle="--", color="#555555", linewidth=1,
+                       label=f"device copy bandwidth: {copy:.0f} GB/s")
+        ax.set_xticks(list(xs))
+        ax.set_xticklabels([p["label"] for p in points], fontsize=8)
+        ax.set_ylabel("achieved DRAM bandwidth (GB/s)")
+        title = "DRAM bandwidth of the reference stages (no floating-point work to place on a roofline)"
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize=8, loc="lower right" if arithmetic else "upper left")
+    ax.grid(alpha=0.3, which="both")
+    ax.set_axisbelow(True)
+    fig.suptitle(f"Chapter {meta['chapter']}: {meta['title']}: {title}", fontsize=12, x=0.01, ha="left")
+    fig.text(0.01, 0.92, "From make profile-chapter (Nsight Compute: FLOPs, DRAM bytes, kernel time).",
+             fontsize=9, color="#555555", ha="left")
+    fig.tight_layout(rect=(0, 0, 1, 0.9))
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    for suffix in ("png", "svg"):
+        target = out_dir / f"{stem(meta)}_roofline.{suffix}"
+        fig.savefig(target, dpi=130 if suffix == "png" else None)
+        written.append(target)
+    plt.close(fig)
+    return written
+
+
 def command_plot(args) -> int:
     meta = core.load_chapter(args.chapter)
     results = Path(args.results).resolve() if getattr(args, "results", None) else core.BUILD / "bench" / "results.json"
     out_dir = Path(args.out).resolve() if getattr(args, "out", None) else core.BUILD / "plots"
-    data_meta, rows = load_rows(results, meta)
+    profile_json = (Path(args.profile).resolve() if getattr(args, "profile", None)
+                    else core.BUILD / "profile" / f"ch{meta['chapter']:02d}.json")
+    points = load_profile(profile_json, meta) if profile_json.exists() else []
+    if profile_json.exists() and not points:
+        print(f"{core.shown(profile_json)} has no counters (Nsight Compute could not read them), so there is no "
+              "roofline: see `make profile-chapter` for how to allow it.", file=sys.stderr)
+    data_meta, rows = {}, []
+    try:
+        data_meta, rows = load_rows(results, meta)
+    except core.UserError:
+        if not points:
+            raise   # neither a ladder nor a roofline: the ladder's sentence says what to run
+
     if not have_matplotlib():
         python = other_python_with_matplotlib()
         if python is None:
@@ -216,9 +342,19 @@ def command_plot(args) -> int:
             return 2
         env = dict(os.environ, WORKBOOK_PLOT_REEXEC="1", WORKBOOK_ROOT=str(core.ROOT), WORKBOOK_BUILD=str(core.BUILD))
         return subprocess.run([python, str(TOOLS / "workbook.py"), "plot", str(meta["chapter"]),
-                               "--results", str(results), "--out", str(out_dir)], env=env).returncode
-    written = draw(meta, data_meta, rows, out_dir)
-    print(f"Chapter {meta['chapter']}: {len(rows)} benchmark rows plotted: "
-          + ", ".join(core.shown(p) for p in written))
-    print("`make docs` puts the latest plots on the documentation's \"Benchmark plots\" page.")
+                               "--results", str(results), "--out", str(out_dir), "--profile", str(profile_json)],
+                              env=env).returncode
+    if rows:
+        written = draw(meta, data_meta, rows, out_dir)
+        print(f"Chapter {meta['chapter']}: {len(rows)} benchmark rows plotted: "
+              + ", ".join(core.shown(p) for p in written))
+    if points:
+        written = draw_roofline(meta, points, data_meta, rows, out_dir)
+        print(f"Chapter {meta['chapter']}: {len(points)} profiled stages on the roofline: "
+              + ", ".join(core.shown(p) for p in written))
+    elif not profile_json.exists():
+        print(f"For a roofline beside the ladder, run `make profile-chapter {meta['chapter']}` on a GPU with "
+              "Nsight Compute first.")
+    if rows:
+        print("`make docs` puts the latest plots on the documentation's \"Benchmark plots\" page.")
     return 0

@@ -119,6 +119,35 @@ CHAPTER_METRICS = {   # what each chapter's stages move
 }
 
 
+# Floating-point work, for the roofline of `make plot-chapter` (wbtools/plot.py): not a row of the table.
+# Thread-level instruction counts: an add or a multiply is one operation, a fused multiply-add two. A
+# tensor-core mma.sync m16n8k16 (what WMMA and chapter 8 compile to on compute capability 8.0 and 9.0) is
+# 2 * 16 * 8 * 16 = 4096 operations per warp-level instruction.
+FLOP_METRICS = {
+    "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum": 1.0,
+    "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum": 1.0,
+    "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum": 2.0,
+    "smsp__sass_thread_inst_executed_op_hadd_pred_on.sum": 1.0,
+    "smsp__sass_thread_inst_executed_op_hmul_pred_on.sum": 1.0,
+    "smsp__sass_thread_inst_executed_op_hfma_pred_on.sum": 2.0,
+    "smsp__inst_executed_pipe_tensor_op_hmma.sum": 4096.0,
+}
+DRAM_BYTES = ("dram__bytes_read.sum", "dram__bytes_write.sum")
+
+
+def work_values(kernels: list[dict]) -> dict[str, float | None]:
+    """FLOPs and DRAM bytes over every kernel of a launcher (None where ncu gave none of the counters)."""
+    out: dict[str, float | None] = {}
+    flop_values = [(k.get(name), weight) for k in kernels for name, weight in FLOP_METRICS.items()]
+    out["flops"] = (sum((v or 0.0) * w for v, w in flop_values)
+                    if any(v is not None for v, _ in flop_values) else None)
+    byte_values = [k.get(name) for k in kernels for name in DRAM_BYTES]
+    out["dram_bytes"] = sum(v or 0.0 for v in byte_values) if any(v is not None for v in byte_values) else None
+    durations = [k.get(DURATION) for k in kernels]
+    out["time_ns"] = sum(d or 0.0 for d in durations) if any(d is not None for d in durations) else None
+    return out
+
+
 def chapter_metrics(chapter: int) -> list[Metric]:
     return [METRICS[key] for key in CHAPTER_METRICS.get(chapter, COMMON)]
 
@@ -129,6 +158,7 @@ def ncu_metric_names(chapter: int) -> list[str]:
     for metric in chapter_metrics(chapter):
         names += [n for n in (metric.value, metric.per) if n and n not in names]
     names += [f"{STALL_PREFIX}{reason}.ratio" for reason in STALLS]
+    names += [n for n in list(FLOP_METRICS) + list(DRAM_BYTES) if n not in names]
     return names
 
 
@@ -445,6 +475,7 @@ def profile_columns(meta: dict, grader: Path, runs: list[tuple[int, str]], timeo
                 column.label, column.note = f"({which}: none)", "this stage has no such launcher"
             if kernels:
                 column.values = aggregate(kernels, metrics)
+                column.values.update(work_values(kernels))
             columns.append(column)
             missing = missing or why
             if why in (no_ncu_advice(), permission_advice()):

@@ -4,6 +4,7 @@
 
 #include "01_elementwise/grader/baselines.hpp"
 #include "01_elementwise/grader/reference.hpp"
+#include "harness/emulated_profile.hpp"
 #include "harness/sampling.hpp"
 
 #include <algorithm>
@@ -268,6 +269,41 @@ void recheck_add_act(wb::Stage& stage, ActLauncher<T> f, const wb::DeviceBuffer<
         add_act_tolerance<T>(act), "the timed inputs, after timing (checked on a sample), " + name_of(act));
 }
 
+/// The input of the emulator's memory counters: 2^14 elements, whole warps and whole vectors.
+constexpr int64_t kCountedElements = int64_t(1) << 14;
+
+/// On the CPU emulator, after the correctness checks: the sectors per request of an add stage beside
+/// reference stages K - 1 and K (harness/emulated_profile.hpp). Advice beside a pass, never a failure.
+void compare_add_memory(wb::Stage& stage, AddLauncher candidate, AddLauncher previous, AddLauncher current)
+{
+    if (!wb::emulated()) return;
+    const int64_t n = kCountedElements;
+    wb::DeviceBuffer<float> a(n), b(n), c(n);
+    wb::fill_uniform_device(a.data(), n, wb::seed() + 15, -1.f, 1.f, stage.stream());
+    wb::fill_uniform_device(b.data(), n, wb::seed() + 16, -1.f, 1.f, stage.stream());
+    auto launch_of = [&](AddLauncher f) -> wb::Launch {
+        if (!f) return nullptr;
+        return [&, f](cudaStream_t s) { f(a.data(), b.data(), c.data(), n, s); };
+    };
+    stage.compare_memory_behaviour({"2^14 floats", launch_of(candidate), launch_of(previous), launch_of(current)});
+}
+
+/// The same for a fused stage, beside reference stage K only (stage K - 1 computes something else).
+template <typename T>
+void compare_add_act_memory(wb::Stage& stage, ActLauncher<T> candidate, ActLauncher<T> current)
+{
+    if (!wb::emulated()) return;
+    const int64_t n = kCountedElements;
+    wb::DeviceBuffer<T> a(n), b(n), y(n);
+    wb::fill_uniform_device(a.data(), n, wb::seed() + 17, -4.f, 4.f, stage.stream());
+    wb::fill_uniform_device(b.data(), n, wb::seed() + 18, -4.f, 4.f, stage.stream());
+    auto launch_of = [&](ActLauncher<T> f) -> wb::Launch {
+        return [&, f](cudaStream_t s) { f(a.data(), b.data(), y.data(), n, Activation::sigmoid, s); };
+    };
+    stage.compare_memory_behaviour({sizeof(T) == 2 ? "2^14 halves, sigmoid" : "2^14 floats, sigmoid",
+                                    launch_of(candidate), nullptr, launch_of(current)});
+}
+
 }   // namespace
 
 namespace stages = wb::stages;   // candidate<K>, previous<K>, current<K>: the launchers of stage K
@@ -277,6 +313,7 @@ template <int K>
 void grade_stage_case(wb::Stage& stage)
 {
     check_add(stage, stages::candidate<K>);
+    compare_add_memory(stage, stages::counted_candidate<K>, stages::counted_previous<K>, stages::counted_current<K>);
     time_add(stage, stages::candidate<K>, stages::previous<K>, stages::current<K>);
 }
 
@@ -285,6 +322,7 @@ template <>
 void grade_stage_case<3>(wb::Stage& stage)
 {
     check_add_act<float>(stage, stages::candidate<3>);
+    compare_add_act_memory<float>(stage, stages::counted_candidate<3>, stages::counted_current<3>);
     if (!stage.measures_speed()) return;   // nothing timed (CPU emulator, WORKBOOK_CORRECTNESS_ONLY): no large inputs
     const int64_t n = kTimedElements;
     wb::DeviceBuffer<float> a(n), b(n), sum(n), y(n);
@@ -310,6 +348,7 @@ template <>
 void grade_stage_case<4>(wb::Stage& stage)
 {
     check_add_act<__half>(stage, stages::candidate<4>);
+    compare_add_act_memory<__half>(stage, stages::counted_candidate<4>, stages::counted_current<4>);
     if (!stage.measures_speed()) return;   // nothing timed (CPU emulator, WORKBOOK_CORRECTNESS_ONLY): no large inputs
     const int64_t n = kTimedElements;
     wb::DeviceBuffer<__half> a(n), b(n), y(n);

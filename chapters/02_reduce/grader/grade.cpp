@@ -10,6 +10,7 @@
 
 #include "02_reduce/grader/baselines.hpp"
 #include "02_reduce/grader/reference.hpp"
+#include "harness/emulated_profile.hpp"
 #include "harness/sampling.hpp"
 
 #include <algorithm>
@@ -517,6 +518,42 @@ void time_sum(wb::Stage& stage, SumLauncher sum, SumLauncher previous, SumLaunch
     stage.check_speed(speed);
 }
 
+// ---- memory behaviour on the CPU emulator ----------------------------------------------------------
+
+/// The input of the emulator's memory counters: 2^14 floats, whole blocks of every reference.
+constexpr int64_t kCountedElements = int64_t(1) << 14;
+
+/// On the CPU emulator, after the correctness checks: sectors per request, bank conflicts and requests
+/// with idle lanes (divergence) of the stage beside reference stages K - 1 and K
+/// (harness/emulated_profile.hpp). Advice beside a pass, never a failure: a reduction in another style
+/// may count otherwise and be as fast. @p bind calls a launcher with (x, y, out, n, workspace, stream).
+template <typename Launcher, typename Bind>
+void compare_memory(wb::Stage& stage, Launcher candidate, Launcher previous, Launcher current, Bind bind)
+{
+    if (!wb::emulated()) return;
+    const int64_t n = kCountedElements;
+    wb::DeviceBuffer<float> x(n), y(n), out(kOutSlots);
+    wb::fill_uniform_device(x.data(), n, wb::seed() + 91, -1.f, 1.f, stage.stream());
+    wb::fill_uniform_device(y.data(), n, wb::seed() + 92, -1.f, 1.f, stage.stream());
+    // Each launcher gets its own workspace, so a counter left behind by one cannot break another.
+    wb::DeviceBuffer<float> w_candidate = zeroed_workspace(n), w_previous = zeroed_workspace(n),
+                            w_current = zeroed_workspace(n);
+    auto launch_of = [&](Launcher f, wb::DeviceBuffer<float>& w) -> wb::Launch {
+        if (!f) return nullptr;
+        return [&, f](cudaStream_t s) { bind(f, x.data(), y.data(), out.data(), n, w.data(), s); };
+    };
+    stage.compare_memory_behaviour({"2^14 floats", launch_of(candidate, w_candidate), launch_of(previous, w_previous),
+                                    launch_of(current, w_current)});
+}
+
+void compare_sum_memory(wb::Stage& stage, SumLauncher candidate, SumLauncher previous, SumLauncher current)
+{
+    compare_memory(stage, candidate, previous, current,
+                   [](SumLauncher f, const float* x, const float*, float* out, int64_t n, float* w, cudaStream_t s) {
+                       f(x, out, n, w, s);
+                   });
+}
+
 }   // namespace
 
 namespace stages = wb::stages;   // candidate<K>, previous<K>, current<K>: the launchers of stage K
@@ -526,6 +563,7 @@ template <int K>
 void grade_stage_case(wb::Stage& stage)
 {
     check_sum(stage, stages::candidate<K>);
+    compare_sum_memory(stage, stages::counted_candidate<K>, stages::counted_previous<K>, stages::counted_current<K>);
     time_sum(stage, stages::candidate<K>, stages::previous<K>, stages::current<K>);
 }
 
@@ -535,6 +573,7 @@ void grade_stage_case<8>(wb::Stage& stage)
 {
     check_sum(stage, stages::candidate<8>);
     check_shuffle_idea(stage, stages::candidate<8>);
+    compare_sum_memory(stage, stages::counted_candidate<8>, stages::counted_previous<8>, stages::counted_current<8>);
     time_sum(stage, stages::candidate<8>, stages::previous<8>, stages::current<8>);
 }
 
@@ -543,6 +582,10 @@ template <>
 void grade_stage_case<10>(wb::Stage& stage)
 {
     check_dot(stage, stages::candidate<10>);
+    compare_memory(stage, stages::counted_candidate<10>, DotLauncher{nullptr}, stages::counted_current<10>,
+                   [](DotLauncher f, const float* x, const float* y, float* out, int64_t n, float* w, cudaStream_t s) {
+                       f(x, y, out, n, w, s);
+                   });
     if (!stage.measures_speed()) return;   // nothing timed (CPU emulator, WORKBOOK_CORRECTNESS_ONLY): no large inputs
     const int64_t n = kTimedElements;
     wb::DeviceBuffer<float> x(n), y(n), product(n), out(kOutSlots);

@@ -3,6 +3,7 @@
 #include "harness/chapter_grader.hpp"   // the stages of stages.json: both tracks, launchers, test cases
 
 #include "03_softmax/grader/reference.hpp"
+#include "harness/emulated_profile.hpp"
 #include "harness/sampling.hpp"
 
 #include <cfloat>
@@ -200,6 +201,23 @@ void time_stage(wb::Stage& stage, Launcher<float> candidate, Launcher<float> pre
     stage.check_speed(speed);
 }
 
+/// On the CPU emulator, after the correctness checks: the stage's memory counters beside reference
+/// stages K - 1 and K on a small matrix of the row length the stage is for (harness/emulated_profile.hpp):
+/// how many passes over global memory, how coalesced, how many idle lanes. Advice beside a pass.
+void compare_memory(wb::Stage& stage, Launcher<float> candidate, Launcher<float> previous, Launcher<float> current,
+                    int64_t rows, int64_t cols)
+{
+    if (!wb::emulated()) return;
+    wb::DeviceBuffer<float> x(rows * cols), y(rows * cols);
+    wb::fill_uniform_device(x.data(), rows * cols, wb::seed() + 31, -8.f, 8.f, stage.stream());
+    auto launch_of = [&](Launcher<float> f) -> wb::Launch {
+        if (!f) return nullptr;
+        return [&, f](cudaStream_t s) { f(x.data(), y.data(), rows, cols, s); };
+    };
+    stage.compare_memory_behaviour({std::to_string(rows) + " x " + std::to_string(cols) + " floats",
+                                    launch_of(candidate), launch_of(previous), launch_of(current)});
+}
+
 }   // namespace
 
 namespace stages = wb::stages;   // candidate<K>, previous<K>, current<K>: the launchers of stage K
@@ -209,6 +227,8 @@ template <int K>
 void grade_stage_case(wb::Stage& stage)
 {
     check_all<float>(stage, stages::candidate<K>, 65537);
+    compare_memory(stage, stages::counted_candidate<K>, stages::counted_previous<K>, stages::counted_current<K>, 64,
+                   1024);
     time_stage(stage, stages::candidate<K>, stages::previous<K>, stages::current<K>, 65536, 1024);
 }
 
@@ -217,6 +237,7 @@ template <>
 void grade_stage_case<1>(wb::Stage& stage)
 {
     check_all<float>(stage, stages::candidate<1>, 65537);
+    compare_memory(stage, stages::counted_candidate<1>, nullptr, stages::counted_current<1>, 64, 1024);
     if (!stage.measures_speed()) return;   // nothing timed (CPU emulator, WORKBOOK_CORRECTNESS_ONLY): no large inputs
     wb::DeviceBuffer<float> x(65536 * 1024), y(65536 * 1024);
     wb::fill_uniform_device(x.data(), 65536 * 1024, wb::seed() + 30, -8.f, 8.f, stage.stream());
@@ -238,6 +259,8 @@ template <>
 void grade_stage_case<3>(wb::Stage& stage)
 {
     check_all<float>(stage, stages::candidate<3>, 65537);
+    compare_memory(stage, stages::counted_candidate<3>, stages::counted_previous<3>, stages::counted_current<3>, 256,
+                   128);
     time_stage(stage, stages::candidate<3>, stages::previous<3>, stages::current<3>, 524288, 128);
 }
 
@@ -246,6 +269,8 @@ template <>
 void grade_stage_case<4>(wb::Stage& stage)
 {
     check_all<float>(stage, stages::candidate<4>, ch03::kWarpRegistersMaxCols);
+    compare_memory(stage, stages::counted_candidate<4>, stages::counted_previous<4>, stages::counted_current<4>, 64,
+                   1024);
     time_stage(stage, stages::candidate<4>, stages::previous<4>, stages::current<4>, 65536, 1024);
 }
 
@@ -254,6 +279,8 @@ template <>
 void grade_stage_case<5>(wb::Stage& stage)
 {
     check_all<float>(stage, stages::candidate<5>, 65537);
+    compare_memory(stage, stages::counted_candidate<5>, stages::counted_current<2>, stages::counted_current<5>, 4,
+                   16384);
     time_stage(stage, stages::candidate<5>, stages::current<2>, stages::current<5>, 2048, 32768,
                "reference stage 2 (the other block-per-row stage)");
 }
@@ -265,6 +292,8 @@ void grade_stage_case<6>(wb::Stage& stage)
     check_all<float>(stage, stages::candidate<6>, 65537);
     check_all<__half>(stage, candidate::softmax_6_dispatch_half, 131073, Kind::softmax, {131073});
     check_all<float>(stage, candidate::log_softmax_6_dispatch, 65537, Kind::log_softmax);
+    compare_memory(stage, stages::counted_candidate<6>, stages::counted_current<4>, stages::counted_current<6>, 1024,
+                   32);
     time_stage(stage, stages::candidate<6>, stages::current<4>, stages::current<6>, 2097152, 32,
                "reference stage 4 (whole warps per row)");
 }

@@ -3,6 +3,7 @@
 #include "harness/chapter_grader.hpp"   // the stages of stages.json: both tracks, launchers, test cases
 
 #include "04_layernorm/grader/reference.hpp"
+#include "harness/emulated_profile.hpp"
 #include "harness/sampling.hpp"
 
 #include <cmath>
@@ -368,6 +369,27 @@ void time_stage(wb::Stage& stage, Launcher<float> candidate, Launcher<float> pre
     stage.check_speed(speed);
 }
 
+/// On the CPU emulator, after the correctness checks: the stage's memory counters beside reference
+/// stages K - 1 and K on a small matrix of the row length the stage is for (harness/emulated_profile.hpp):
+/// how many passes over global memory, how coalesced, how many idle lanes. Advice beside a pass.
+void compare_memory(wb::Stage& stage, Launcher<float> candidate, Launcher<float> previous, Launcher<float> current,
+                    int64_t rows, int64_t cols)
+{
+    if (!wb::emulated()) return;
+    wb::DeviceBuffer<float> x(rows * cols), y(rows * cols), gamma(cols), beta(cols), mean(rows), rstd(rows);
+    wb::fill_uniform_device(x.data(), rows * cols, wb::seed() + 41, -4.f, 4.f, stage.stream());
+    wb::fill_uniform_device(gamma.data(), cols, wb::seed() + 42, -2.f, 2.f, stage.stream());
+    wb::fill_uniform_device(beta.data(), cols, wb::seed() + 43, -1.f, 1.f, stage.stream());
+    auto launch_of = [&](Launcher<float> f) -> wb::Launch {
+        if (!f) return nullptr;
+        return [&, f](cudaStream_t s) {
+            f(x.data(), gamma.data(), beta.data(), y.data(), mean.data(), rstd.data(), rows, cols, kEps, s);
+        };
+    };
+    stage.compare_memory_behaviour({std::to_string(rows) + " x " + std::to_string(cols) + " floats",
+                                    launch_of(candidate), launch_of(previous), launch_of(current)});
+}
+
 }   // namespace
 
 namespace stages = wb::stages;   // candidate<K>, previous<K>, current<K>: the launchers of stage K
@@ -377,6 +399,8 @@ template <int K>
 void grade_stage_case(wb::Stage& stage)
 {
     check_all<float>(stage, stages::candidate<K>, 65537);
+    compare_memory(stage, stages::counted_candidate<K>, stages::counted_previous<K>, stages::counted_current<K>, 64,
+                   1024);
     time_stage(stage, stages::candidate<K>, stages::previous<K>, stages::current<K>, 65536, 1024);
 }
 
@@ -385,6 +409,8 @@ template <>
 void grade_stage_case<3>(wb::Stage& stage)
 {
     check_all<float>(stage, stages::candidate<3>, 65537);
+    compare_memory(stage, stages::counted_candidate<3>, stages::counted_current<1>, stages::counted_current<3>, 64,
+                   1024);
     time_stage(stage, stages::candidate<3>, stages::current<1>, stages::current<3>, 65536, 1024,
                "reference stage 1 (the last stage right on every input)");
 }
@@ -394,6 +420,8 @@ template <>
 void grade_stage_case<4>(wb::Stage& stage)
 {
     check_all<float>(stage, stages::candidate<4>, ch04::kWarpRegistersMaxCols);
+    compare_memory(stage, stages::counted_candidate<4>, stages::counted_previous<4>, stages::counted_current<4>, 64,
+                   1024);
     time_stage(stage, stages::candidate<4>, stages::previous<4>, stages::current<4>, 65536, 1024);
 }
 
@@ -402,6 +430,8 @@ template <>
 void grade_stage_case<5>(wb::Stage& stage)
 {
     check_all<float>(stage, stages::candidate<5>, std::min<int64_t>(smem_max_cols(), 32771));
+    compare_memory(stage, stages::counted_candidate<5>, stages::counted_current<3>, stages::counted_current<5>, 4,
+                   8192);
     time_stage(stage, stages::candidate<5>, stages::current<3>, stages::current<5>, 8192, 8192,
                "reference stage 3 (one warp per row)");
 }
@@ -413,6 +443,8 @@ void grade_stage_case<6>(wb::Stage& stage)
     check_all<float>(stage, stages::candidate<6>, 65537);
     check_all<__half>(stage, candidate::layernorm_6_dispatch_half, 131073, {131073});
     check_all<__nv_bfloat16>(stage, candidate::layernorm_6_dispatch_bf16, 131073, {131073});
+    compare_memory(stage, stages::counted_candidate<6>, stages::counted_current<4>, stages::counted_current<6>, 1024,
+                   32);
     time_stage(stage, stages::candidate<6>, stages::current<4>, stages::current<6>, 2097152, 32,
                "reference stage 4 (whole warps per row)");
 }

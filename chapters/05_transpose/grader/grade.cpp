@@ -187,8 +187,9 @@ void compare_memory(wb::Stage& stage, const CountedStages& counted_stages)
         if (!f) return nullptr;
         return [&, f](cudaStream_t s) { f(in.data(), out.data(), kSide, kSide, s); };
     };
+    // Graded: coalescing and bank conflicts are the ideas of this chapter's stages.
     stage.compare_memory_behaviour({shape_label(kSide, kSide) + " floats", launch_of(counted_stages.candidate),
-                                    launch_of(counted_stages.previous), launch_of(counted_stages.current)});
+                                    launch_of(counted_stages.previous), launch_of(counted_stages.current), true});
 }
 
 void grade(wb::Stage& stage, Launcher candidate_stage, Launcher previous, Launcher current,

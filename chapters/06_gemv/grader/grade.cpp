@@ -6,6 +6,7 @@
 
 #include "06_gemv/grader/baselines.hpp"
 #include "06_gemv/grader/reference.hpp"
+#include "harness/emulated_profile.hpp"
 
 #include <utility>
 
@@ -119,6 +120,32 @@ void time_gemv(wb::Stage& stage, Launcher gemv, Launcher previous, Launcher curr
     stage.check_speed(speed);
 }
 
+/// On the CPU emulator, after the correctness checks: sectors per request (is A read along its rows by
+/// consecutive lanes?) and the other counters of the stage beside reference stages K - 1 and K, on a
+/// small matrix of the shape the stage is for (harness/emulated_profile.hpp). Advice beside a pass.
+void compare_memory(wb::Stage& stage, Launcher candidate, Launcher previous, Launcher current, const Shape& shape)
+{
+    if (!wb::emulated()) return;
+    const int64_t M = shape.M, K = shape.K;
+    wb::DeviceBuffer<float> A(M * K), x(K), y(M);
+    wb::fill_uniform_device(A.data(), M * K, wb::seed() + 61, -1.f, 1.f, stage.stream());
+    wb::fill_uniform_device(x.data(), K, wb::seed() + 62, -1.f, 1.f, stage.stream());
+    auto launch_of = [&](Launcher f) -> wb::Launch {
+        if (!f) return nullptr;
+        return [&, f](cudaStream_t s) { f(A.data(), x.data(), y.data(), M, K, s); };
+    };
+    stage.compare_memory_behaviour(
+        {shape_label(shape) + " floats", launch_of(candidate), launch_of(previous), launch_of(current)});
+}
+
+/// The shape each stage's counters are taken on: short rows for stage 4, long rows for stage 5.
+Shape counted_shape(int stage_id)
+{
+    if (stage_id == 4) return {1024, 32};
+    if (stage_id == 5) return {32, 4096};
+    return {256, 256};
+}
+
 }   // namespace
 
 namespace stages = wb::stages;   // candidate<K>, previous<K>, current<K>: the launchers of stage K
@@ -128,6 +155,8 @@ template <int K>
 void grade_stage_case(wb::Stage& stage)
 {
     check_gemv(stage, stages::candidate<K>);
+    compare_memory(stage, stages::counted_candidate<K>, stages::counted_previous<K>, stages::counted_current<K>,
+                   counted_shape(K));
     time_gemv(stage, stages::candidate<K>, stages::previous<K>, stages::current<K>, {65536, 4096});
 }
 
@@ -136,6 +165,8 @@ template <>
 void grade_stage_case<3>(wb::Stage& stage)
 {
     check_gemv(stage, stages::candidate<3>);
+    compare_memory(stage, stages::counted_candidate<3>, stages::counted_previous<3>, stages::counted_current<3>,
+                   counted_shape(3));
     time_gemv(stage, stages::candidate<3>, stages::previous<3>, stages::current<3>, {1024, 262144});
 }
 
@@ -144,6 +175,8 @@ template <>
 void grade_stage_case<4>(wb::Stage& stage)
 {
     check_gemv(stage, stages::candidate<4>);
+    compare_memory(stage, stages::counted_candidate<4>, stages::counted_previous<4>, stages::counted_current<4>,
+                   counted_shape(4));
     time_gemv(stage, stages::candidate<4>, stages::previous<4>, stages::current<4>, {4194304, 32});
 }
 
@@ -152,6 +185,8 @@ template <>
 void grade_stage_case<5>(wb::Stage& stage)
 {
     check_gemv(stage, stages::candidate<5>);
+    compare_memory(stage, stages::counted_candidate<5>, stages::counted_previous<5>, stages::counted_current<5>,
+                   counted_shape(5));
     time_gemv(stage, stages::candidate<5>, stages::previous<5>, stages::current<5>, {1024, 262144});
 }
 
@@ -160,6 +195,8 @@ template <>
 void grade_stage_case<6>(wb::Stage& stage)
 {
     check_gemv(stage, stages::candidate<6>);
+    compare_memory(stage, stages::counted_candidate<6>, stages::counted_previous<6>, stages::counted_current<6>,
+                   counted_shape(6));
     // Timed: the five benchmark shapes one after the other, against cuBLAS on the same shapes.
     if (!stage.measures_speed()) return;   // nothing timed (CPU emulator, WORKBOOK_CORRECTNESS_ONLY): no large inputs
     TimedInputs in(stage.stream());

@@ -5,6 +5,7 @@
 
 #include "07_sgemm/grader/baselines.hpp"
 #include "07_sgemm/grader/reference.hpp"
+#include "harness/emulated_profile.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -215,6 +216,25 @@ void time_stage(wb::Stage& stage, Sgemm candidate_fn, Sgemm previous, Sgemm curr
     stage.check_speed(speed);
 }
 
+/// On the CPU emulator, after the correctness checks: sectors per request, bank conflicts and the
+/// other counters of the stage beside reference stages K - 1 and K on 128 x 128 x 64 (whole tiles of
+/// every reference; harness/emulated_profile.hpp). Advice beside a pass: another tiling may count
+/// differently and be as fast.
+void compare_memory(wb::Stage& stage, Sgemm candidate_fn, Sgemm previous, Sgemm current)
+{
+    if (!wb::emulated()) return;
+    constexpr int M = 128, N = 128, K = 64;
+    wb::DeviceBuffer<float> A(M * K), B(K * N), C(M * N);
+    wb::fill_uniform_device(A.data(), M * K, wb::seed() + 71, -kInputBound, kInputBound, stage.stream());
+    wb::fill_uniform_device(B.data(), K * N, wb::seed() + 72, -kInputBound, kInputBound, stage.stream());
+    auto launch_of = [&](Sgemm f) -> wb::Launch {
+        if (!f) return nullptr;
+        return [&, f](cudaStream_t s) { f(M, N, K, 1.0f, A.data(), B.data(), 0.0f, C.data(), s); };
+    };
+    stage.compare_memory_behaviour(
+        {"M x N x K = 128 x 128 x 64", launch_of(candidate_fn), launch_of(previous), launch_of(current)});
+}
+
 /// Stages 1 and 2 are timed at 2048^3 (the naive kernel takes tens of milliseconds there), the others
 /// at 4096^3, the size of the chapter's goal.
 constexpr int kSmallTimed = 2048;
@@ -230,6 +250,7 @@ template <int K>
 void grade_stage_case(wb::Stage& stage)
 {
     check_all(stage, stages::candidate<K>);
+    compare_memory(stage, stages::counted_candidate<K>, stages::counted_previous<K>, stages::counted_current<K>);
     const int timed_size = K <= 2 ? kSmallTimed : kLargeTimed;
     time_stage(stage, stages::candidate<K>, stages::previous<K>, stages::current<K>, timed_size);
 }

@@ -8,6 +8,7 @@
 
 #include "08_tensor_gemm/grader/baselines.hpp"
 #include "08_tensor_gemm/grader/reference.hpp"
+#include "harness/emulated_profile.hpp"
 #include "harness/device.hpp"
 #include "harness/timing.hpp"
 
@@ -176,6 +177,25 @@ void time_stage(wb::Stage& stage, Hgemm candidate_fn, Hgemm previous, Hgemm curr
     stage.check_speed(speed);
 }
 
+/// On the CPU emulator, after the correctness checks: the stage's memory counters (sectors per request,
+/// shared-memory bank conflicts, traffic) beside reference stages K - 1 and K on 128 x 128 x 64 fp16,
+/// whole block tiles of every reference (harness/emulated_profile.hpp). Advice beside a pass.
+void compare_memory(wb::Stage& stage, Hgemm candidate_fn, Hgemm previous, Hgemm current)
+{
+    if (!wb::emulated()) return;
+    constexpr int M = 128, N = 128, K = 64;
+    wb::Rng rng(89);
+    wb::DeviceBuffer<std::uint16_t> A(ch08::encode_all(ch08::make_values(M * K, 0, rng), ch08::Dtype::f16));
+    wb::DeviceBuffer<std::uint16_t> B(ch08::encode_all(ch08::make_values(K * N, 0, rng), ch08::Dtype::f16));
+    wb::DeviceBuffer<float> C(M * N);
+    auto launch_of = [&](Hgemm f) -> wb::Launch {
+        if (!f) return nullptr;
+        return [&, f](cudaStream_t s) { f(M, N, K, 1.0f, A.data(), B.data(), ch08::Dtype::f16, 0.0f, C.data(), s); };
+    };
+    stage.compare_memory_behaviour(
+        {"M x N x K = 128 x 128 x 64, fp16", launch_of(candidate_fn), launch_of(previous), launch_of(current)});
+}
+
 constexpr int kTimed = 4096;
 
 /// Every chapter-8 stage needs compute capability 8.0 (mma.sync with bf16, cp.async); the emulator
@@ -200,6 +220,8 @@ void grade_stage_case(wb::Stage& stage)
 {
     skip_below_compute_capability_8(K);
     check_all(stage, wb::stages::candidate<K>);
+    compare_memory(stage, wb::stages::counted_candidate<K>, wb::stages::counted_previous<K>,
+                   wb::stages::counted_current<K>);
     time_stage(stage, wb::stages::candidate<K>, wb::stages::previous<K>, wb::stages::current<K>, kTimed);
 }
 
