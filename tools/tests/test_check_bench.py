@@ -110,6 +110,16 @@ class Bench(StandIn):
         self.assertIn("vs PyTorch", table)
         self.assertIn("| x1.50 |", table)   # PyTorch's 3 ms over stage 1's 2 ms
 
+    def test_markdown_table_gives_the_ratio_to_the_library_timed_beside_a_row(self):
+        rows = [{"chapter": 8, "op": "hgemm", "variant": "cuBLAS", "stage": 0, "shape": "[8, 8, 8]",
+                 "dtype": "float16", "ms": 1.0, "tflops": 700.0},
+                {"chapter": 8, "op": "hgemm", "variant": "stage 5", "stage": 5, "shape": "[8, 8, 8]",
+                 "dtype": "float16", "ms": 1.6, "tflops": 437.5, "library_ms": 1.2, "vs_library": 0.75}]
+        table = bench.markdown_table({"gpu": "a GPU", "date": "today", "copy_gbps": 200.0}, rows)
+        self.assertIn("vs library |", table)
+        self.assertIn("| 437.50 |  | x0.75 |", table)   # stage 5: no earlier stage, 0.75 of cuBLAS
+        self.assertIn("| 700.00 |  | - |", table)         # the cuBLAS row itself has no ratio
+
 
 class Chapters(WorkbookTest):
     def test_lists_every_stage(self):
