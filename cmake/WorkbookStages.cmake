@@ -9,7 +9,9 @@
 # workbook_read_chapter(<folder under chapters/> <var>) reads and checks it once and sets, in the
 # caller's scope:
 #   <var>_NUMBER  <var>_TITLE (the chapter's)  <var>_PREFIX (ch02)  <var>_IDS  <var>_FILES  <var>_LAUNCHERS
-#   <var>_SPEEDUPS (0 where there is no speed target)  <var>_LINK_LIBRARIES
+#   <var>_SPEEDUPS (0 where there is no speed target)  <var>_MIN_CCS  <var>_LINK_LIBRARIES
+# (<var>_MIN_CCS: each stage's "min_cc", else the chapter's, else 0.0: the compute capability it
+# needs, "X.Y", or "X.Ya" for a stage that uses one architecture's own instructions, e.g. 9.0a: wgmma)
 # (the lists have one entry per stage, in order) and <var>_TITLE_<id> for each stage (a title may
 # hold a semicolon, which a CMake list cannot). Each mistake stops the configure step with one
 # sentence that says which file to fix and how.
@@ -36,6 +38,21 @@ function(workbook_chapter_prefix out number)
   endif()
 endfunction()
 
+# Reads an optional "min_cc" (the compute capability a stage needs) at the JSON path ARGN into <out>;
+# stops with one sentence if it is not a string such as "8.0" or "9.0a".
+function(workbook_json_min_cc out json where)
+  string(JSON type ERROR_VARIABLE err TYPE "${json}" ${ARGN})
+  set(value "")
+  if(NOT err AND NOT type STREQUAL "NULL")
+    string(JSON value GET "${json}" ${ARGN})
+  endif()
+  if(NOT err AND NOT type MATCHES "^(NULL|STRING)$" OR NOT value MATCHES "^([1-9][0-9]?\\.[0-9]a?)?$")
+    message(FATAL_ERROR "${where} \"min_cc\" is `${value}`; it is a compute capability as a string, "
+                        "\"8.0\", or \"9.0a\" for a stage that runs on that architecture alone.")
+  endif()
+  set(${out} "${value}" PARENT_SCOPE)
+endfunction()
+
 function(workbook_read_chapter chapter_dir var)
   set(where "chapters/${chapter_dir}/stages.json")
   set(json_file "${CMAKE_SOURCE_DIR}/${where}")
@@ -60,6 +77,7 @@ function(workbook_read_chapter chapter_dir var)
                         "launcher is named <op>_<file>.")
   endif()
   workbook_json_get(title "${json}" title)
+  workbook_json_min_cc(chapter_min_cc "${json}" "${where}: the chapter's" min_cc)
   workbook_chapter_prefix(prefix ${number})
   set(chapter_title "${title}")
 
@@ -68,6 +86,7 @@ function(workbook_read_chapter chapter_dir var)
   set(files "")
   set(launchers "")
   set(speedups "")
+  set(min_ccs "")
   math(EXPR last "${stage_count} - 1")
   foreach(i RANGE ${last})
     math(EXPR expected_id "${i} + 1")
@@ -77,6 +96,7 @@ function(workbook_read_chapter chapter_dir var)
     workbook_json_get(function "${json}" stages ${i} function)
     workbook_json_get(title "${json}" stages ${i} title)
     workbook_json_get(speedup "${json}" stages ${i} speedup)
+    workbook_json_min_cc(min_cc "${json}" "${where}: stage ${expected_id}'s" stages ${i} min_cc)
     if(NOT id STREQUAL expected_id)
       message(FATAL_ERROR "${where}: stage number ${expected_id} in the list has \"id\": `${id}`; the ids "
                           "are 1, 2, 3, ... in the order of the list.")
@@ -119,6 +139,13 @@ function(workbook_read_chapter chapter_dir var)
     list(APPEND launchers ${launcher})
     set(${var}_TITLE_${id} "${title}" PARENT_SCOPE)
     list(APPEND speedups ${speedup})
+    if(min_cc STREQUAL "")
+      set(min_cc "${chapter_min_cc}")
+    endif()
+    if(min_cc STREQUAL "")
+      set(min_cc "0.0")
+    endif()
+    list(APPEND min_ccs ${min_cc})
   endforeach()
 
   # Optional "link_libraries": ["CUDA::cublas", ...]: libraries that the chapter's support code needs.
@@ -133,7 +160,7 @@ function(workbook_read_chapter chapter_dir var)
   endif()
 
   set(title "${chapter_title}")
-  foreach(field NUMBER TITLE PREFIX IDS FILES LAUNCHERS SPEEDUPS LINK_LIBRARIES)
+  foreach(field NUMBER TITLE PREFIX IDS FILES LAUNCHERS SPEEDUPS MIN_CCS LINK_LIBRARIES)
     string(TOLOWER "${field}" local)
     set(${var}_${field} "${${local}}" PARENT_SCOPE)
   endforeach()
@@ -151,8 +178,12 @@ function(workbook_write_stage_header chapter_dir var output)
     list(GET ${var}_LAUNCHERS ${index} launcher)
     set(title "${${var}_TITLE_${id}}")
     list(GET ${var}_SPEEDUPS ${index} speedup)
+    list(GET ${var}_MIN_CCS ${index} min_cc)
+    string(REGEX REPLACE "^([0-9]+)\\.([0-9])(a?)$" "\\1, \\2, \\3" min_cc_fields "${min_cc}")
+    string(REGEX REPLACE ", a$" ", true" min_cc_fields "${min_cc_fields}")
+    string(REGEX REPLACE ", $" ", false" min_cc_fields "${min_cc_fields}")
     string(REPLACE "\"" "\\\"" title "${title}")
-    string(APPEND table "    {${id}, \"${title}\", ${speedup}},\n")
+    string(APPEND table "    {${id}, \"${title}\", ${speedup}, ${min_cc_fields}},\n")
     string(APPEND launchers
       "template <> inline constexpr auto candidate<${id}> = &::candidate::${launcher};\n"
       "template <> inline constexpr auto current<${id}> = &::reference::${launcher};\n"

@@ -139,6 +139,18 @@ inline bool bench_can_run()
 
 }   // namespace wb
 
+namespace wb {
+
+/// For `make bench` test cases, once bench_can_run(): why reference stage @p id cannot run on this GPU
+/// (its "min_cc" in stages.json), or "" when it can. A benchmark leaves such a stage out and says so.
+inline std::string bench_stage_skip_reason(int id)
+{
+    return compute_capability_skip(generated::kChapter, stage_info(id), device_info().cc_major, device_info().cc_minor,
+                                   emulated());
+}
+
+}   // namespace wb
+
 /// One test case of WORKBOOK_STAGE_TEST_CASES(): stage @p K graded by the chapter's grade_stage_case<K>.
 #define WORKBOOK_STAGE_TEST_CASE(K, name, tag)                                    \
     TEST_CASE(name, tag)                                                          \

@@ -71,6 +71,21 @@ std::string profile_line(int stage, const std::string& which, const std::string&
 /// side by side. Without launch facts the first line is the speed-up. Pure logic.
 std::string too_slow_message(const std::string& speedup_line, const SlowLaunch& why);
 
+/// The compute capability the emulator models (cudaGetDeviceProperties on the CPU emulator): mma.sync,
+/// ldmatrix and cp.async are emulated; Hopper's wgmma and TMA are not.
+inline constexpr int kEmulatedCcMajor = 8;
+inline constexpr int kEmulatedCcMinor = 0;
+
+/// "X.Y" (or "X.Ya" for an architecture-specific stage): the compute capability that @p info needs.
+std::string needed_compute_capability(const StageInfo& info);
+
+/// Why stage @p info of chapter @p chapter cannot run here, or "" when it can: the GPU's compute
+/// capability (@p cc_major.@p cc_minor) is older than the stage's "min_cc" in stages.json (or not
+/// that architecture, for an architecture-specific "X.Ya"), or, on the CPU emulator (@p emulated),
+/// the stage needs more than the emulator models. run_stage reports such a stage as skipped with this
+/// sentence before its checks start. Pure logic: tested without a GPU.
+std::string compute_capability_skip(int chapter, const StageInfo& info, int cc_major, int cc_minor, bool emulated);
+
 /// Thrown by the checks to end a stage with a verdict.
 struct StageFailure {
     Status status;
@@ -87,6 +102,9 @@ struct SpeedCase {
     double flops = 0.0;              ///< floating-point operations, for compute-bound stages
     std::string previous_label;      ///< how to name previous_reference in the report
     std::function<void()> recheck;   ///< optional: correctness again after timing (catches cached results)
+    /// Appended to the keys this case adds to the result line ("ms", "tflops", "speedup", ...), for a
+    /// stage timed on more than one case: "_bf16" gives "ms_bf16". The first case keeps the plain keys.
+    std::string key_suffix;
 };
 
 /// Decides what an output that was never written means (see Stage::expect).
@@ -221,6 +239,10 @@ struct BenchRow {
     double bytes = 0.0;
     double flops = 0.0;
     int stage = 0;   ///< 0 for library baselines
+    /// Where a library baseline was timed interleaved with this row in the same run: its milliseconds,
+    /// printed as "vs_library" (the library's time over this row's: 1.0 is level, above is faster) and
+    /// "library_ms". 0: no such comparison.
+    double library_ms = 0.0;
 };
 void print_bench_row(int chapter, const BenchRow& row);
 

@@ -169,3 +169,59 @@ TEST_CASE("an intact guard says nothing; a written one says where", "[verdicts]"
     CHECK(contains(*text, "past the end of an array of 10 elements"));
     CHECK(contains(*text, "elements 10 to 11"));
 }
+
+TEST_CASE("a stage that needs a newer GPU is skipped with the reason; one that does not runs", "[verdicts]")
+{
+    const wb::StageInfo any{3, "any GPU", 1.5};
+    CHECK(wb::compute_capability_skip(8, any, 7, 0, false).empty());
+    CHECK(wb::compute_capability_skip(8, any, 0, 0, true).empty());
+    const wb::StageInfo ampere{3, "cp.async", 1.5, 8, 0, false};
+    const std::string turing = wb::compute_capability_skip(8, ampere, 7, 5, false);
+    CHECK(contains(turing, "chapter 8, stage 3 needs compute capability 8.0 or newer; this GPU has 7.5"));
+    CHECK(wb::compute_capability_skip(8, ampere, 8, 0, false).empty());
+    CHECK(wb::compute_capability_skip(8, ampere, 8, 9, false).empty());
+    CHECK(wb::compute_capability_skip(8, ampere, 9, 0, false).empty());
+    CHECK(wb::compute_capability_skip(8, ampere, 0, 0, true).empty());   // the emulator models 8.0
+    const wb::StageInfo ada{4, "fp8", 1.0, 8, 9, false};
+    CHECK(contains(wb::compute_capability_skip(8, ada, 8, 6, false), "needs compute capability 8.9 or newer"));
+    CHECK(contains(wb::compute_capability_skip(8, ada, 0, 0, true),
+                   "needs a GPU of compute capability 8.9 (the CPU emulator models compute capability 8.0)"));
+    CHECK(wb::compute_capability_skip(8, ada, 9, 0, false).empty());
+}
+
+TEST_CASE("a Hopper stage is skipped in emulation and on other GPUs, with the reason", "[verdicts]")
+{
+    const wb::StageInfo hopper{6, "wgmma", 1.2, 9, 0, false};
+    CHECK(contains(wb::compute_capability_skip(8, hopper, 0, 0, true),
+                   "chapter 8, stage 6 needs a GPU of compute capability 9.0 (wgmma/TMA are not emulated)"));
+    CHECK(contains(wb::compute_capability_skip(8, hopper, 8, 6, false), "this GPU has 8.6"));
+    CHECK(wb::compute_capability_skip(8, hopper, 9, 0, false).empty());
+    CHECK(wb::compute_capability_skip(8, hopper, 10, 0, false).empty());
+    CHECK(wb::needed_compute_capability(hopper) == "9.0");
+    // sm_90a code (wgmma, setmaxnreg) runs on compute capability 9.0 alone, not on later GPUs.
+    const wb::StageInfo hopper_only{7, "warp specialisation", 1.1, 9, 0, true};
+    CHECK(wb::needed_compute_capability(hopper_only) == "9.0a");
+    CHECK(wb::compute_capability_skip(8, hopper_only, 9, 0, false).empty());
+    const std::string blackwell = wb::compute_capability_skip(8, hopper_only, 10, 0, false);
+    CHECK(contains(blackwell, "needs a GPU of compute capability 9.0 exactly"));
+    CHECK(contains(blackwell, "sm_90a"));
+    CHECK(contains(blackwell, "this GPU has 10.0"));
+    CHECK(contains(wb::compute_capability_skip(8, hopper_only, 8, 0, false), "this GPU has 8.0"));
+    CHECK(contains(wb::compute_capability_skip(8, hopper_only, 0, 0, true), "wgmma/TMA are not emulated"));
+}
+
+TEST_CASE("run_stage skips a stage that needs a newer GPU before its checks run", "[verdicts]")
+{
+    if (!wb::gpu_unavailable_reason().empty()) {
+        // No GPU and no emulator: every stage is skipped for that reason first; nothing to test here.
+        WARN("no usable GPU: run_stage's compute-capability skip is tested in emulation or on a GPU");
+        return;
+    }
+    const wb::StageInfo future{2, "a stage for a GPU of the future", 1.0, 99, 9, false};
+    bool ran = false;
+    const wb::StageVerdict verdict = wb::run_stage({8, "reference"}, future, [&](wb::Stage&) { ran = true; });
+    CHECK_FALSE(ran);
+    CHECK(verdict.status == wb::Status::skipped);
+    CHECK(contains(verdict.message, "chapter 8, stage 2 needs"));
+    CHECK(contains(verdict.message, "99.9"));
+}

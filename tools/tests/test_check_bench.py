@@ -33,6 +33,34 @@ class StandIn(WorkbookTest):
         return (self.tmp / "calls.txt").read_text().splitlines()
 
 
+# A grader that reports stage 2 as needing a newer GPU (stages.json's "min_cc") and passes the others.
+PER_STAGE = """#!{python}
+import sys
+stage = int(sys.argv[1][len("[stage"):-1])
+if stage == 2:
+    print("WORKBOOK-SKIP: chapter 1, stage 2 needs a GPU of compute capability 9.0 (wgmma/TMA are not emulated).")
+    print('WORKBOOK-RESULT {{"chapter": 1, "stage": 2, "status": "skipped", "needs_cc": "9.0", '
+          '"summary": "chapter 1, stage 2 needs a GPU of compute capability 9.0 (wgmma/TMA are not emulated)"}}')
+else:
+    print('WORKBOOK-RESULT {{"chapter": 1, "stage": %d, "status": "passed", "emulated": true}}' % stage)
+"""
+
+
+class ComputeCapabilitySkip(StandIn):
+    def test_a_stage_that_needs_a_newer_gpu_is_skipped_and_the_others_are_graded(self):
+        path = self.build / "bin" / "ch01_grade_exercises"
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(PER_STAGE.format(python=sys.executable))
+        path.chmod(path.stat().st_mode | stat.S_IXUSR)
+        args = Args(chapter="1", stage=None, solutions=False, correctness_only=False, verbose=False, timeout=60.0)
+        _, out, _ = self.capture(check.command_check, args)
+        self.assertIn("-- stage 2: skipped: chapter 1, stage 2 needs a GPU of compute capability 9.0 "
+                      "(wgmma/TMA are not emulated).", out)
+        self.assertIn("ok stage 3: passed (correctness)", out)
+        self.assertIn("skipped (needs 9.0)", out)        # the table
+        self.assertNotIn("Grading needs an NVIDIA GPU", out)
+
+
 class SanitizerBatch(StandIn):
     def test_a_finding_turns_a_passed_stage_wrong_and_is_shown_once(self):
         meta = core.load_chapter(1)
@@ -109,6 +137,16 @@ class Bench(StandIn):
         table = bench.markdown_table({"gpu": "a GPU", "date": "today", "copy_gbps": 200.0}, rows)
         self.assertIn("vs PyTorch", table)
         self.assertIn("| x1.50 |", table)   # PyTorch's 3 ms over stage 1's 2 ms
+
+    def test_markdown_table_gives_the_ratio_to_the_library_timed_beside_a_row(self):
+        rows = [{"chapter": 8, "op": "hgemm", "variant": "cuBLAS", "stage": 0, "shape": "[8, 8, 8]",
+                 "dtype": "float16", "ms": 1.0, "tflops": 700.0},
+                {"chapter": 8, "op": "hgemm", "variant": "stage 5", "stage": 5, "shape": "[8, 8, 8]",
+                 "dtype": "float16", "ms": 1.6, "tflops": 437.5, "library_ms": 1.2, "vs_library": 0.75}]
+        table = bench.markdown_table({"gpu": "a GPU", "date": "today", "copy_gbps": 200.0}, rows)
+        self.assertIn("vs library |", table)
+        self.assertIn("| 437.50 |  | x0.75 |", table)   # stage 5: no earlier stage, 0.75 of cuBLAS
+        self.assertIn("| 700.00 |  | - |", table)         # the cuBLAS row itself has no ratio
 
 
 class Chapters(WorkbookTest):

@@ -53,6 +53,25 @@ class StaticCheck(WorkbookTest):
         self.assertEqual(self.problems(), [f"chapter 1 stage 2: the launcher sub_{meta['stages'][1]['file']} is not "
                                            f"declared in chapters/{CHAPTER}/stages.cuh."])
 
+    def test_min_cc_is_read_from_the_stage_else_the_chapter(self):
+        meta = json.loads(self.meta_path.read_text())
+        meta["min_cc"] = "8.0"
+        meta["stages"][1]["min_cc"] = "9.0a"
+        self.meta_path.write_text(json.dumps(meta))
+        stages = core.load_chapter(1)["stages"]
+        self.assertEqual([s["min_cc"] for s in stages[:2]], ["8.0", "9.0a"])
+        self.assertEqual(self.problems(), [])
+
+    def test_a_min_cc_that_is_not_a_compute_capability_is_refused(self):
+        for wrong in (8.0, "8", "sm_90", "9.0b"):
+            meta = json.loads(self.meta_path.read_text())
+            meta["stages"][0]["min_cc"] = wrong
+            self.meta_path.write_text(json.dumps(meta))
+            with self.assertRaises(core.UserError) as raised:
+                core.load_chapter(1)
+            self.assertIn(f"stage 1's \"min_cc\" is {wrong!r}; it is a compute capability as a string",
+                          str(raised.exception))
+
     def test_a_launcher_named_in_stages_json_is_refused(self):   # the rule derives it; no second source
         meta = json.loads(self.meta_path.read_text())
         meta["stages"][0]["launcher"] = "add_first"

@@ -70,13 +70,18 @@ def markdown_table(meta: dict, rows: list[dict]) -> str:
     torch_ms = {(r["chapter"], r["op"], r["shape"], r.get("dtype")): r["ms"]
                 for r in rows if r.get("library") == "pytorch"}
     with_torch = bool(torch_ms)
+    # Rows timed interleaved with a library baseline in the grader (chapter 8: cuBLAS) carry "vs_library".
+    with_library = any(r.get("vs_library") for r in rows)
     lines = [f"Measured on {meta['gpu']}, {meta['date']}; device copy bandwidth {meta['copy_gbps']:.0f} GB/s "
              "(bytes read + written)."
-             + (" vs PyTorch: PyTorch's time over this row's time, same run." if with_torch else ""),
+             + (" vs PyTorch: PyTorch's time over this row's time, same run." if with_torch else "")
+             + (" vs library: the chapter's library baseline (cuBLAS) timed interleaved with this row, its time "
+                "over this row's." if with_library else ""),
              "",
              "| chapter | op | variant | shape | dtype | ms | GB/s | % copy | TFLOP/s | vs previous row |"
-             + (" vs PyTorch |" if with_torch else ""),
-             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |" + (" --- |" if with_torch else "")]
+             + (" vs PyTorch |" if with_torch else "") + (" vs library |" if with_library else ""),
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |" + (" --- |" if with_torch else "")
+             + (" --- |" if with_library else "")]
     previous = {}
     for r in rows:
         key = (r["chapter"], r["op"], r["shape"], r.get("dtype"))
@@ -89,6 +94,8 @@ def markdown_table(meta: dict, rows: list[dict]) -> str:
         if with_torch:
             versus = torch_ms.get(key) if r.get("library") != "pytorch" else None
             line += f" {'x{:.2f}'.format(versus / r['ms']) if versus else ''} |"
+        if with_library:
+            line += f" {core.format_number(r.get('vs_library'), 'x{:.2f}')} |"
         lines.append(line)
         if r.get("stage", 0) > 0:
             previous[key] = r["ms"]

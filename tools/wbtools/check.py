@@ -26,6 +26,8 @@ def print_table(meta: dict, results: dict[int, dict]) -> None:
         if r is None:
             continue
         status = i18n.status(core.STATUS_TEXT.get(r.get("status"), r.get("status", "?")))
+        if r.get("needs_cc"):
+            status = i18n.status("skipped") + f" (needs {r['needs_cc']})"
         speed = core.format_number(r.get("speedup"), "x{:.2f}")
         needed = core.format_number(r.get("required"), "x{:.2f}")
         value = r.get("tflops") if metric_is_flops else r.get("gbps")
@@ -102,6 +104,10 @@ def command_check(args) -> int:
         result, output = core.run_stage(grader, stage, args.timeout, extra_env)
         results[stage] = result
         status = result.get("status")
+        if status == "skipped" and result.get("needs_cc"):
+            # This stage alone needs a newer GPU (stages.json's "min_cc"): the others are graded.
+            print(f"  -- stage {stage}: skipped: {result.get('summary', '')}.")
+            continue
         if status == "skipped":
             print(i18n.tr("\nYour code compiles. Grading needs an NVIDIA GPU: {summary}.",
                           summary=result.get("summary", "")))

@@ -47,6 +47,16 @@ def chapter_dirs() -> list[Path]:
 
 STAGE_FILE_RE = re.compile(r"^(\d+)_[a-z0-9_]+$")
 OP_RE = re.compile(r"^[a-z][a-z0-9_]*$")
+MIN_CC_RE = re.compile(r"^[1-9][0-9]?\.[0-9]a?$")
+
+
+def _check_min_cc(owner: dict, where: str) -> None:
+    """An optional "min_cc": the compute capability a stage needs, "8.0", or "9.0a" for a stage that
+    runs on that architecture alone (the grader skips it elsewhere, with the reason)."""
+    value = owner.get("min_cc")
+    if value is not None and not (isinstance(value, str) and MIN_CC_RE.match(value)):
+        raise UserError(f"{where} \"min_cc\" is {value!r}; it is a compute capability as a string, \"8.0\", "
+                        "or \"9.0a\" for a stage that runs on that architecture alone.")
 
 
 def launcher_name(meta: dict, stage: dict) -> str:
@@ -62,6 +72,7 @@ def _check_meta(meta: dict, where: str) -> None:
     stages = meta.get("stages")
     if not isinstance(stages, list) or not stages:
         raise UserError(f"{where}: \"stages\" must be a list of the chapter's stages.")
+    _check_min_cc(meta, f"{where}: the chapter's")
     for number, stage in enumerate(stages, start=1):
         if stage.get("id") != number:
             raise UserError(f"{where}: stage number {number} in the list has \"id\": {stage.get('id')!r}; the ids "
@@ -76,11 +87,13 @@ def _check_meta(meta: dict, where: str) -> None:
                             f"{number}_<lower-case words>, e.g. {number}_shared_tile.")
         if "op" in stage and not OP_RE.match(str(stage["op"])):
             raise UserError(f"{where}: stage {number}'s \"op\" is {stage['op']!r}; an op is lower case, e.g. \"dot\".")
+        _check_min_cc(stage, f"{where}: stage {number}'s")
 
 
 def read_meta(folder: Path) -> dict:
-    """The one reader of a chapter's stages.json: checked, with "dir" (the folder's name) added and
-    each stage's "launcher" derived by the naming rule."""
+    """The one reader of a chapter's stages.json: checked, with "dir" (the folder's name) added,
+    each stage's "launcher" derived by the naming rule and its "min_cc" (the compute capability it
+    needs: its own, else the chapter's, else None)."""
     where = f"chapters/{folder.name}/stages.json"
     try:
         meta = json.loads((folder / "stages.json").read_text())
@@ -91,6 +104,8 @@ def read_meta(folder: Path) -> dict:
     meta["dir"] = folder.name
     for stage in meta["stages"]:
         stage["launcher"] = launcher_name(meta, stage)
+        if stage.get("min_cc") or meta.get("min_cc"):
+            stage["min_cc"] = stage.get("min_cc") or meta["min_cc"]
     return meta
 
 
