@@ -14,9 +14,12 @@
 //    log2 units, p = 2^(x - m), and lse is converted back to the natural log once per row.
 //  - Tiles are split into those that need no mask (all their keys visible to all the block's rows: the
 //    bulk of the loop, with no mask arithmetic) and the last ones that do (the kv_len tail, the causal
-//    diagonal). Causal tiles above the diagonal are never loaded.
-//  - For D = 64 a block has 8 warps and 128 query rows: every K/V tile copied serves twice as many
-//    queries, and the registers allow it (O is 16 x 64 per warp).
+//    diagonal). Causal tiles past the diagonal of the block's last row are never loaded.
+//  - Each warp owns 32 query rows (two 16-row mma tiles) instead of 16: every K and V fragment read from
+//    shared memory feeds two mma instead of one, which halves the shared-memory reads per mma (stage 4
+//    reads 256 bytes per mma; at 128 bytes per clock and SM, shared memory rather than the tensor cores
+//    can become the limit). The registers pay: for D = 128 the O accumulators alone are 128 per lane, so Q is read again
+//    from shared memory at every use instead of being held, and key tiles are 32 long (64 for D = 64).
 #include "09_attention/stages.cuh"
 #include "common/primitives.cuh"
 #include "common/tensor_core.cuh"
