@@ -30,7 +30,6 @@ constexpr int kThreads = kWarps * 32;
 constexpr int kBlockQ = kWarps * 16;   // query rows per block: 16 per warp (one mma row tile)
 constexpr int kBlockK = 64;            // keys per K/V tile
 constexpr int kSTiles = kBlockK / 8;   // 16 x 8 mma tiles of S per warp and key tile
-constexpr float kLog2e = 1.4426950408889634f;
 
 template <int D>
 struct Layout {

@@ -30,8 +30,6 @@ namespace WORKBOOK_TRACK {
 
 namespace {
 
-constexpr float kLog2e = 1.4426950408889634f;
-constexpr float kLn2 = 0.6931471805599453f;
 
 template <int D>
 struct Config {
@@ -291,7 +289,7 @@ __global__ void __launch_bounds__(Config<D>::kThreads)
         st.m[mt][0] = st.m[mt][1] = -INFINITY;
         st.l[mt][0] = st.l[mt][1] = 0.0f;
     }
-    const float scale_log2 = shape.scale * kLog2e;
+    const float scale_log2 = shape.scale * ch09::kLog2e;
     const int row0 = q0 + warp * 16 * kM + g;   // this lane's rows: row0 + 16 mt + 8 h
 
     // One key tile. Group order: ..., K(t), V(t) committed before the top; K(t + 1) inside.
@@ -341,7 +339,7 @@ __global__ void __launch_bounds__(Config<D>::kThreads)
                     wb::pack2_from_floats<T>(st.o[mt][n][2 * h] * inv, st.o[mt][n][2 * h + 1] * inv);
             if (t == 0)
                 lse[static_cast<std::int64_t>(bh) * shape.q_len + row] =
-                    sum > 0.0f ? (st.m[mt][h] + log2f(sum)) * kLn2 : -INFINITY;
+                    sum > 0.0f ? (st.m[mt][h] + log2f(sum)) * ch09::kLn2 : -INFINITY;
         }
 }
 

@@ -1,0 +1,102 @@
+/// @file 09_attention/stages.cuh
+/// @brief Chapter 9, attention: the contract of every stage.
+///
+/// Every stage computes, for each of the batch * heads independent problems,
+///
+///     O = softmax(scale * Q K^T  [causal mask]) V        lse[i] = ln sum_j exp(scale * q_i . k_j)
+///
+/// - Q and O are [batch, heads, q_len, head_dim], K and V are [batch, heads, kv_len, head_dim]; all four
+///   are contiguous and row-major (element (b, h, i, d) of Q is Q[((b * heads + h) * q_len + i) * head_dim + d]).
+/// - The element type of Q, K, V and O is a run-time argument (@p dtype, ch08::Dtype: fp16 or bf16); O is
+///   written in that type (one rounding per element). lse is fp32, [batch, heads, q_len]: the natural log
+///   of the softmax's denominator, sum over the visible keys (the backward pass needs it; it is also a
+///   sharp check of the row statistics).
+/// - The causal mask is bottom-right aligned, the KV-cache convention (as FlashAttention 2.1 and later):
+///   query i sees key j iff j <= i + (kv_len - q_len) (ch09::visible_keys). With q_len == kv_len that is
+///   the usual lower triangle. When q_len > kv_len the first q_len - kv_len query rows see no key at all:
+///   their O is 0 and their lse is -inf (never NaN).
+/// - Accumulation in fp32: the scores, the running maximum and sum, and O before its final rounding.
+///   The sum behind lse is of the unrounded fp32 probabilities. Stages 4 and 5 may round P to the input
+///   type before P V (tensor cores take 16-bit operands); stages 1, 2, 3 and 6 keep P in fp32.
+/// - Sizes: 1 <= q_len, kv_len <= 2^17, batch * heads <= 2^16, head_dim 64 or 128, any finite scale.
+///   Nothing is a multiple of a tile: q_len and kv_len of 1, 17, 63, 65, 100 are graded.
+/// - Q, K, V, O and lse come from cudaMalloc and do not overlap. O and lse are filled with NaN before
+///   every launch: every element must be written (masked rows too). Inputs are finite.
+/// - A stage may use a workspace only through cudaMallocAsync / cudaFreeAsync on @p stream within the
+///   call (memory kept across calls is rejected), and puts all its work on @p stream.
+///
+/// What the grader checks, for every stage: small and odd shapes in fp16 and bf16 against a float64 CPU
+/// reference of the (exactly representable) inputs: O with a tolerance derived from the fp32 score error
+/// and the output rounding, lse separately with an absolute tolerance (derivation in
+/// chapters/09_attention/README.md). Causal and not, q_len < kv_len and q_len > kv_len, rows that see no
+/// key, logits near 1e4, identical keys (ties), head_dim 64 and 128. On a GPU, larger shapes against
+/// the float64 reference on sampled rows, and the speed-up over the previous reference stage on
+/// 4,16,2048,128 (B, H, S, D, non-causal; stage 6 on the decode shape 8,32, q_len 1, kv_len 8192, 128).
+
+#include "09_attention/attention_common.cuh"
+#include "common/cuda_check.hpp"
+#include "common/track.hpp"
+
+#include <cuda_runtime.h>
+
+namespace WORKBOOK_TRACK {
+
+/// @brief Stage 1: three kernels, the scores materialised in global memory.
+///
+/// S = scale Q K^T into an fp32 workspace of batch * heads * q_len * kv_len floats (cudaMallocAsync on
+/// the stream), masked entries -inf; a row softmax in place (P, and lse); O = P V. The formula as it
+/// reads: O(S^2) memory traffic, the workspace dominating.
+/// Checked: correctness on every graded shape (no speed target: this is the baseline).
+void attention_1_three_kernels(const ch09::Shape& shape, const void* q, const void* k, const void* v, ch08::Dtype dtype,
+                               void* o, float* lse, cudaStream_t stream);
+
+/// @brief Stage 2: one fused kernel, a warp per query row, the online softmax.
+///
+/// Chapter 3's online softmax applied to attention: a running maximum m, a running sum l and the output
+/// row o, all rescaled by exp(m_old - m_new) whenever the maximum grows, so that one pass over K and V
+/// gives O and lse. No workspace; fp32 FMA.
+/// Checked: correctness; speed-up over reference stage 1.
+void attention_2_online_row(const ch09::Shape& shape, const void* q, const void* k, const void* v, ch08::Dtype dtype,
+                            void* o, float* lse, cudaStream_t stream);
+
+/// @brief Stage 3: tiled, a block of queries in shared memory, K and V tiles streamed through it.
+///
+/// A block keeps 64 query rows in shared memory and walks K and V in tiles of keys, each tile loaded
+/// once from global memory for all 64 rows (stage 2 loads every key once per row); the online softmax
+/// is applied per tile. Causal tiles that no row of the block sees are skipped. fp32 FMA.
+/// Checked: correctness; speed-up over reference stage 2.
+void attention_3_tiled(const ch09::Shape& shape, const void* q, const void* k, const void* v, ch08::Dtype dtype,
+                       void* o, float* lse, cudaStream_t stream);
+
+/// @brief Stage 4: tensor cores, `mma.sync` for Q K^T and for P V, fragments from `ldmatrix`.
+///
+/// Each warp owns 16 query rows of the block (no reduction across warps); S and P stay in registers,
+/// and P, rounded to the input type, becomes the A operand of the P V mma directly. Needs compute
+/// capability 8.0 or newer (skipped, with that reason, on older GPUs).
+/// Checked: correctness; speed-up over reference stage 3.
+void attention_4_mma(const ch09::Shape& shape, const void* q, const void* k, const void* v, ch08::Dtype dtype, void* o,
+                     float* lse, cudaStream_t stream);
+
+/// @brief Stage 5: `cp.async` double-buffered K and V tiles, swizzled shared memory, causal tiles skipped.
+///
+/// Stage 4 with the copy of tile t + 1 in flight while tile t is computed (ch08::cp_async16), an XOR
+/// swizzle instead of padding, and the tiles above the causal diagonal never loaded. Needs compute
+/// capability 8.0 or newer.
+/// Checked: correctness; speed-up over reference stage 4.
+void attention_5_pipelined(const ch09::Shape& shape, const void* q, const void* k, const void* v, ch08::Dtype dtype,
+                           void* o, float* lse, cudaStream_t stream);
+
+/// @brief Stage 6: decode, split-KV: few query rows (e.g. one new token) against a long KV cache.
+///
+/// With q_len = 1 the tiled stages have one block per (batch, head): far too few to fill the GPU or to
+/// keep enough loads in flight. Split the keys into chunks over many blocks; each block writes a partial
+/// O (normalised over its chunk) and its chunk's lse to a workspace (cudaMallocAsync on the stream), and
+/// a second kernel merges the partials of each row, weighting partial s by exp(lse_s - lse), where
+/// lse = ln sum_s exp(lse_s). Any shape of the contract must work; the speed is judged on the decode
+/// shape.
+/// Checked: correctness on every graded shape; speed-up over reference stage 5 on the decode shape
+/// (8, 32, q_len 1, kv_len 8192, head_dim 128, non-causal), reported as TB/s of K and V read.
+void attention_6_decode_split_kv(const ch09::Shape& shape, const void* q, const void* k, const void* v,
+                                 ch08::Dtype dtype, void* o, float* lse, cudaStream_t stream);
+
+}   // namespace WORKBOOK_TRACK
