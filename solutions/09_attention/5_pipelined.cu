@@ -18,8 +18,9 @@
 //  - Each warp owns 32 query rows (two 16-row mma tiles) instead of 16: every K and V fragment read from
 //    shared memory feeds two mma instead of one, which halves the shared-memory reads per mma (stage 4
 //    reads 256 bytes per mma; at 128 bytes per clock and SM, shared memory rather than the tensor cores
-//    can become the limit). The registers pay: for D = 128 the O accumulators alone are 128 per lane, so Q is read again
-//    from shared memory at every use instead of being held, and key tiles are 32 long (64 for D = 64).
+//    can become the limit). The registers pay: for D = 128 the O accumulators alone are 128 per lane,
+//    so Q is read again from shared memory at every use instead of being held, and key tiles are 32
+//    long (64 for D = 64).
 #include "09_attention/stages.cuh"
 #include "common/primitives.cuh"
 #include "common/tensor_core.cuh"
@@ -30,23 +31,23 @@ namespace WORKBOOK_TRACK {
 
 namespace {
 
-
+/// The tile sizes. Three knobs: kMTiles (16-row mma tiles per warp: 1 or 2), kBlockK (keys per tile: 32 or
+/// 64), kQInRegisters; every combination that fits in shared memory is correct (each was checked in emulation).
 template <int D>
 struct Config {
-    static constexpr int kBlockK = D == 64 ? 64 : 32;        // keys per K/V tile (D = 128: fewer S registers)
-    static constexpr int kSTiles = kBlockK / 8;              // 16 x 8 mma tiles of S per 16 query rows and tile
+    static constexpr int kMTiles = 2;                   // 32 query rows per warp
+    static constexpr int kBlockK = D == 64 ? 64 : 32;   // D = 128: a 32-key tile keeps S in fewer registers
+    static constexpr bool kQInRegisters = D == 64;      // D = 128: 64 more registers would not fit
+    static constexpr int kSTiles = kBlockK / 8;         // 16 x 8 mma tiles of S per 16 query rows and tile
     static constexpr int kWarps = 4;
     static constexpr int kThreads = kWarps * 32;
-    static constexpr int kMTiles = 2;                         // 16-row mma tiles per warp: 32 query rows
-    static constexpr int kBlockQ = kWarps * 16 * kMTiles;     // 128 query rows per block
-    static constexpr bool kQInRegisters = D == 64;            // D = 128: 64 more registers would not fit
+    static constexpr int kBlockQ = kWarps * 16 * kMTiles;   // 128 query rows per block
     static constexpr int kTileElems = kBlockK * D;
     // Shared memory: K0, V0, K1, V1 (double buffers), then Q. Where Q goes to registers, it passes through
     // K1 and V1 before they are first written and needs no room of its own.
     static constexpr int kQElems = kBlockQ * D;
     static_assert(!kQInRegisters || kQElems <= 2 * kTileElems, "Q fits in the second K and V buffers");
-    static constexpr std::size_t kSmemBytes =
-        (4 * kTileElems + (kQInRegisters ? 0 : kQElems)) * sizeof(std::uint16_t);
+    static constexpr std::size_t kSmemBytes = (4 * kTileElems + (kQInRegisters ? 0 : kQElems)) * sizeof(std::uint16_t);
 };
 
 /// Element (r, c) of a [rows][D] tile: chunk c / 8 of row r stored at chunk (c / 8) ^ (r % 8). @p c is a
