@@ -83,14 +83,18 @@ class Printer:
     def __init__(self, torch, gpu: str, copy_gbps: float):
         self.torch, self.gpu, self.copy_gbps = torch, gpu, copy_gbps
 
-    def row(self, chapter: int, op: str, variant: str, shape: tuple, dtype: str, fn, nbytes: float) -> None:
+    def row(self, chapter: int, op: str, variant: str, shape: tuple, dtype: str, fn, nbytes: float,
+            flops: float = 0.0, graph: bool = True) -> None:
         ms = time_ms(self.torch, fn)
-        gbps = nbytes / (ms * 1e-3) / 1e9
         record = {"chapter": chapter, "op": op, "variant": variant, "stage": 0,
-                  "shape": "[" + ", ".join(str(s) for s in shape) + "]", "dtype": dtype, "ms": round(ms, 6),
-                  "gbps": round(gbps, 3), "pct_copy": round(100 * gbps / self.copy_gbps, 3),
-                  "gpu": self.gpu, "copy_gbps": round(self.copy_gbps, 3), "library": "pytorch"}
-        if shape[0] * shape[-1] <= GRAPH_MAX_ELEMENTS:
+                  "shape": "[" + ", ".join(str(s) for s in shape) + "]", "dtype": dtype, "ms": round(ms, 6)}
+        if nbytes > 0:
+            gbps = nbytes / (ms * 1e-3) / 1e9
+            record.update({"gbps": round(gbps, 3), "pct_copy": round(100 * gbps / self.copy_gbps, 3)})
+        if flops > 0:
+            record["tflops"] = round(flops / (ms * 1e-3) / 1e12, 3)
+        record.update({"gpu": self.gpu, "copy_gbps": round(self.copy_gbps, 3), "library": "pytorch"})
+        if graph and shape[0] * shape[-1] <= GRAPH_MAX_ELEMENTS:
             replayed = graph_ms(self.torch, fn)
             if replayed is not None:
                 record["ms_graph"] = round(replayed, 6)
@@ -127,8 +131,54 @@ def bench_layernorm(p: Printer) -> None:
         torch.cuda.empty_cache()
 
 
+# Chapter 9's shapes (B, H, q_len, kv_len, D, causal), as in its grader's bench; fp16 as the stages are timed.
+ATTENTION_SHAPES = [(16, 16, 1024, 1024, 64, False), (8, 16, 4096, 4096, 64, False), (4, 16, 4096, 4096, 128, False),
+                    (4, 16, 4096, 4096, 128, True), (1, 16, 16384, 16384, 128, True), (8, 32, 1, 8192, 128, False)]
+MATH_MAX_SCORES = 1 << 32   # the math backend materialises the scores: skipped beyond 2^32 of them
+
+
+def bench_attention(p: Printer) -> None:
+    """scaled_dot_product_attention with each backend forced in turn (those this PyTorch and GPU support).
+    Causal shapes have q_len == kv_len, where PyTorch's top-left mask equals the chapter's bottom-right one."""
+    torch = p.torch
+    try:
+        from torch.nn.attention import SDPBackend, sdpa_kernel
+    except ImportError:
+        print("This PyTorch has no torch.nn.attention.sdpa_kernel (PyTorch 2.3 or newer): no attention baseline.")
+        return
+    sdpa = torch.nn.functional.scaled_dot_product_attention
+    backends = [(label, getattr(SDPBackend, name)) for label, name in
+                (("math", "MATH"), ("efficient", "EFFICIENT_ATTENTION"), ("flash", "FLASH_ATTENTION"),
+                 ("cuDNN", "CUDNN_ATTENTION")) if hasattr(SDPBackend, name)]
+    for batch, heads, q_len, kv_len, dim, causal in ATTENTION_SHAPES:
+        q = torch.randn(batch, heads, q_len, dim, dtype=torch.float16, device="cuda")
+        k = torch.randn(batch, heads, kv_len, dim, dtype=torch.float16, device="cuda")
+        v = torch.randn(batch, heads, kv_len, dim, dtype=torch.float16, device="cuda")
+        decode = q_len == 1
+        op = "attention_decode" if decode else ("attention_causal" if causal else "attention")
+        flops = 4.0 * batch * heads * q_len * kv_len * dim * (0.5 if causal else 1.0)
+        nbytes = 2.0 * k.numel() * k.element_size() if decode else 0.0
+        for label, backend in backends:
+            if label == "math" and batch * heads * q_len * kv_len > MATH_MAX_SCORES:
+                continue
+
+            def call(backend=backend):
+                with sdpa_kernel(backend):
+                    return sdpa(q, k, v, is_causal=causal)
+            try:
+                call()
+            except RuntimeError as error:   # a backend this GPU, dtype or shape does not support
+                print(f"PyTorch SDPA {label} backend unavailable for {op} {(batch, heads, q_len, kv_len, dim)}: "
+                      f"{str(error).splitlines()[0]}")
+                continue
+            p.row(9, op, f"PyTorch scaled_dot_product_attention ({label})", (batch, heads, q_len, kv_len, dim),
+                  "float16", call, nbytes, flops, graph=False)
+        q = k = v = None
+        torch.cuda.empty_cache()
+
+
 # Chapter number -> what PyTorch offers for it. Chapters without an entry are skipped quietly.
-BENCHES = {3: bench_softmax, 4: bench_layernorm}
+BENCHES = {3: bench_softmax, 4: bench_layernorm, 9: bench_attention}
 
 
 def main(argv: list[str]) -> int:

@@ -1,14 +1,18 @@
-// PLACEHOLDER: the split-KV decode stage replaces this copy of stage 3 (work in progress).
-// Chapter 9, stage 3: tiled attention, 64 queries per block, K and V tiles streamed through shared
-// memory, the online softmax per tile.                                               (reference solution)
+// Chapter 9, stage 6: decode, split-KV: the keys of each query row split over many blocks, the partial
+// results merged through their log-sum-exp.                                          (reference solution)
 //
-// Why it is faster than stage 2: in stage 2 every query row reads all of K and V by itself, so a head's
-// K and V cross the L2-to-SM path q_len times, and each score costs a load per multiply-add. Here a
-// block holds 64 query rows in shared memory and brings each tile of 32 keys and values in once for
-// all 64 rows: 64 times less traffic out of L2, and the inner loops run on shared memory and registers
-// (each float4 of K feeds 8 rows, each float4 of V 8 rows). This is FlashAttention's tiling (Dao et
-// al., 2022) on the fp32 units: the q_len x kv_len scores exist only one 64 x 32 tile at a time.
-// Under the causal mask, tiles beyond the last key the block's last row sees are not loaded at all.
+// Why it is faster than stage 5 on the decode shape (8 x 32 heads, one query, 8192 keys): the tiled
+// stages give a block to 64 query rows of one head, so one query per head means 256 blocks, most of
+// each block idle (63 of its 64 rows are padding), and each block walks 8192 keys alone: the GPU holds
+// few loads in flight and the 2 GB/ms of HBM bandwidth stays mostly unused. Decoding is bound by
+// memory, not arithmetic: every key and value is read once and used for one query. So the work is
+// spread over the keys: every (row, chunk of keys) gets its own block, thousands of them, and each
+// lane keeps 8 loads of 16 bytes in flight.
+//
+// Each block computes the attention of its row over its chunk alone, as if the chunk were all the
+// keys: o_s (normalised over the chunk) and lse_s = ln sum over the chunk. The full result follows
+// exactly: lse = ln sum_s exp(lse_s), O = sum_s exp(lse_s - lse) o_s (each chunk weighted by its share
+// of the softmax's denominator). This is Flash-Decoding (Dao et al., 2023).
 #include "09_attention/stages.cuh"
 #include "common/primitives.cuh"
 
@@ -18,155 +22,150 @@ namespace WORKBOOK_TRACK {
 
 namespace {
 
-constexpr int kRows = 64;   // query rows per block
-constexpr int kKeys = 32;   // keys per tile: one per lane
-constexpr int kWarps = 8;
+constexpr int kWarps = 4;
 constexpr int kThreads = kWarps * wb::kWarpSize;
-constexpr int kRowsPerWarp = kRows / kWarps;   // 8
+constexpr int kUnroll = 4;       // keys per group per step: 2 x 4 loads of 16 bytes in flight per lane
+constexpr int kMinChunk = 256;   // keys: a smaller chunk costs more in partials than it gains
 constexpr std::int64_t kMaxBlocks = std::int64_t{1} << 20;
 
-/// Shared memory, in floats: Q (64 x D), K (32 x (D + 4): the padding puts the rows 4 banks apart, so
-/// the 8 lanes of one phase of a float4 read hit 8 different groups of banks), V (32 x D), P (a
-/// 8 x 32 tile per warp).
-template <int D>
-struct Smem {
-    static constexpr int kKStride = D + 4;
-    static constexpr int kQ = 0;
-    static constexpr int kK = kQ + kRows * D;
-    static constexpr int kV = kK + kKeys * kKStride;
-    static constexpr int kP = kV + kKeys * D;
-    static constexpr int kFloats = kP + kWarps * kRowsPerWarp * kKeys;
-    static constexpr std::size_t kBytes = kFloats * sizeof(float);
-};
-
-/// Copies @p count rows of D 16-bit elements, from row @p first of a [rows_in, D] matrix, into floats
-/// at @p dst (row stride @p stride); rows past the end become zeros. 16-byte chunks, all threads.
+/// Kernel 1: block item = (row, split) computes its chunk's partial O (normalised) and lse.
+/// A group of D / 8 lanes reads one key (16 bytes, 8 elements, per lane): 2 groups per warp for
+/// D = 128, 4 for D = 64. Each group keeps its own online state; the block merges them at the end.
 template <typename T, int D>
-__device__ void load_rows(float* dst, int stride, const T* src, std::int64_t first, std::int64_t rows_in, int count)
+__global__ void __launch_bounds__(kThreads)
+    split_kernel(ch09::Shape shape, int splits, int chunk, const T* __restrict__ q, const T* __restrict__ k,
+                 const T* __restrict__ v, float* __restrict__ o_part, float* __restrict__ lse_part)
 {
-    constexpr int kChunksPerRow = D / 8;
-    for (int c = threadIdx.x; c < count * kChunksPerRow; c += kThreads) {
-        const int r = c / kChunksPerRow, d = (c % kChunksPerRow) * 8;
-        float4 lo = make_float4(0.0f, 0.0f, 0.0f, 0.0f), hi = lo;
-        if (first + r < rows_in) {
-            const ch08::Chunk chunk = *reinterpret_cast<const ch08::Chunk*>(src + (first + r) * D + d);
-            const T* e = reinterpret_cast<const T*>(&chunk);
-            lo = make_float4(wb::to_float(e[0]), wb::to_float(e[1]), wb::to_float(e[2]), wb::to_float(e[3]));
-            hi = make_float4(wb::to_float(e[4]), wb::to_float(e[5]), wb::to_float(e[6]), wb::to_float(e[7]));
+    constexpr int kGroup = D / 8;                // lanes per key
+    constexpr int kGroups = kThreads / kGroup;   // groups per block
+    __shared__ float group_m[kGroups], group_l[kGroups];
+    __shared__ float group_o[kGroups][D];
+
+    const int group = threadIdx.x / kGroup, part = threadIdx.x % kGroup;   // part: dims part * 8 .. + 7
+    const std::int64_t items = ch09::rows_total(shape) * splits;
+    for (std::int64_t item = blockIdx.x; item < items; item += gridDim.x) {
+        const std::int64_t row = item / splits;
+        const int split = static_cast<int>(item % splits);
+        const std::int64_t bh = row / shape.q_len;
+        const int visible = ch09::visible_keys(shape, row % shape.q_len);
+        const int begin = split * chunk, end = min(begin + chunk, visible);   // may be empty (causal)
+
+        float qf[8];
+        {
+            const ch08::Chunk c = *reinterpret_cast<const ch08::Chunk*>(q + row * D + part * 8);
+            const T* e = reinterpret_cast<const T*>(&c);
+#pragma unroll
+            for (int t = 0; t < 8; ++t) qf[t] = wb::to_float(e[t]);
         }
-        *reinterpret_cast<float4*>(dst + r * stride + d) = lo;
-        *reinterpret_cast<float4*>(dst + r * stride + d + 4) = hi;
+        const T* kb = k + bh * shape.kv_len * D + part * 8;
+        const T* vb = v + bh * shape.kv_len * D + part * 8;
+        float m = -INFINITY, l = 0.0f, acc[8] = {};
+        // The loop bound is the same for the whole block: every lane reaches every shuffle.
+        for (int base = begin; base < end; base += kGroups * kUnroll) {
+            ch08::Chunk kc[kUnroll], vc[kUnroll];
+#pragma unroll
+            for (int u = 0; u < kUnroll; ++u) {   // all loads first: 2 x kUnroll in flight
+                const int j = base + u * kGroups + group;
+                if (j < end) {
+                    kc[u] = *reinterpret_cast<const ch08::Chunk*>(kb + static_cast<std::int64_t>(j) * D);
+                    vc[u] = *reinterpret_cast<const ch08::Chunk*>(vb + static_cast<std::int64_t>(j) * D);
+                }
+            }
+            float s[kUnroll];
+            float step_max = -INFINITY;
+#pragma unroll
+            for (int u = 0; u < kUnroll; ++u) {
+                const T* e = reinterpret_cast<const T*>(&kc[u]);
+                float dot = 0.0f;
+#pragma unroll
+                for (int t = 0; t < 8; ++t) dot = fmaf(qf[t], wb::to_float(e[t]), dot);
+#pragma unroll
+                for (int offset = kGroup / 2; offset > 0; offset /= 2)   // the dot product of the group's lanes
+                    dot += __shfl_xor_sync(wb::kFullWarpMask, dot, offset);
+                const bool valid = base + u * kGroups + group < end;
+                s[u] = valid ? dot * shape.scale : -INFINITY;
+                step_max = fmaxf(step_max, s[u]);
+            }
+            const float m_new = fmaxf(m, step_max);
+            if (m_new == -INFINITY) continue;             // nothing for this group in this step (and before)
+            const float correction = __expf(m - m_new);   // 0 at the group's first key
+            l *= correction;
+#pragma unroll
+            for (int t = 0; t < 8; ++t) acc[t] *= correction;
+#pragma unroll
+            for (int u = 0; u < kUnroll; ++u) {
+                const float p = __expf(s[u] - m_new);   // 0 for the keys past the end (s = -inf)
+                l += p;
+                const T* e = reinterpret_cast<const T*>(&vc[u]);
+                if (p != 0.0f) {
+#pragma unroll
+                    for (int t = 0; t < 8; ++t) acc[t] = fmaf(p, wb::to_float(e[t]), acc[t]);
+                }
+            }
+            m = m_new;
+        }
+
+        // Merge the groups: the block's maximum M, then each group's sum and output scaled by exp(m_g - M).
+        if (part == 0) group_m[group] = m, group_l[group] = l;
+#pragma unroll
+        for (int t = 0; t < 8; ++t) group_o[group][part * 8 + t] = acc[t];
+        __syncthreads();
+        if (threadIdx.x < D) {
+            const int d = threadIdx.x;
+            float block_m = -INFINITY;
+            for (int g = 0; g < kGroups; ++g) block_m = fmaxf(block_m, group_m[g]);
+            float sum = 0.0f, out = 0.0f;
+            if (block_m != -INFINITY) {   // else the chunk is empty: o_s = 0, lse_s = -inf
+                for (int g = 0; g < kGroups; ++g) {
+                    const float w = __expf(group_m[g] - block_m);   // a group without keys: exp(-inf) = 0
+                    sum = fmaf(group_l[g], w, sum);
+                    out = fmaf(group_o[g][d], w, out);
+                }
+                out /= sum;
+            }
+            o_part[item * D + d] = out;
+            if (d == 0) lse_part[item] = block_m == -INFINITY ? -INFINITY : block_m + logf(sum);
+        }
+        __syncthreads();   // the next item overwrites the group arrays
     }
 }
 
+/// Kernel 2: one warp per row: lse = ln sum_s exp(lse_s), O = sum_s exp(lse_s - lse) o_s.
 template <typename T, int D>
 __global__ void __launch_bounds__(kThreads)
-    tiled_kernel(ch09::Shape shape, const T* __restrict__ q, const T* __restrict__ k, const T* __restrict__ v,
-                 T* __restrict__ o, float* __restrict__ lse)
+    combine_kernel(ch09::Shape shape, int splits, const float* __restrict__ o_part, const float* __restrict__ lse_part,
+                   T* __restrict__ o, float* __restrict__ lse)
 {
-    using S = Smem<D>;
-    constexpr int kPer = D / wb::kWarpSize;   // output dims per lane (consecutive): 2 or 4
-    using VPack = wb::Pack<float, kPer>;
-    using OPack = wb::Pack<T, kPer>;
-    extern __shared__ float4 smem_raw[];
-    float* smem = reinterpret_cast<float*>(smem_raw);
-    float* q_tile = smem + S::kQ;
-    float* k_tile = smem + S::kK;
-    float* v_tile = smem + S::kV;
-
-    const int warp = threadIdx.x / wb::kWarpSize, lane = threadIdx.x % wb::kWarpSize;
-    float* p_tile = smem + S::kP + warp * kRowsPerWarp * kKeys;
-    const std::int64_t q_tiles = wb::ceil_div<std::int64_t>(shape.q_len, kRows);
-    const std::int64_t items = ch09::heads_total(shape) * q_tiles;
-
-    for (std::int64_t item = blockIdx.x; item < items; item += gridDim.x) {
-        const std::int64_t bh = item / q_tiles;
-        const int r0 = static_cast<int>(item % q_tiles) * kRows;
-        const T* kb = k + bh * shape.kv_len * D;
-        const T* vb = v + bh * shape.kv_len * D;
-        __syncthreads();   // the previous item's last reads of the tiles are done
-        load_rows<T, D>(q_tile, D, q + (bh * shape.q_len) * D, r0, shape.q_len, kRows);
-
-        // This warp's rows: how many keys each sees (0 for rows past q_len), and their online state.
-        int visible[kRowsPerWarp];
-        float m[kRowsPerWarp], l[kRowsPerWarp], acc[kRowsPerWarp][kPer];
-#pragma unroll
-        for (int r = 0; r < kRowsPerWarp; ++r) {
-            const int row = r0 + warp * kRowsPerWarp + r;
-            visible[r] = row < shape.q_len ? ch09::visible_keys(shape, row) : 0;
-            m[r] = -INFINITY, l[r] = 0.0f;
-#pragma unroll
-            for (int d = 0; d < kPer; ++d) acc[r][d] = 0.0f;
+    constexpr int kPer = D / wb::kWarpSize;
+    const int lane = threadIdx.x % wb::kWarpSize;
+    const std::int64_t rows = ch09::rows_total(shape);
+    const std::int64_t warps = static_cast<std::int64_t>(gridDim.x) * kWarps;
+    for (std::int64_t row = static_cast<std::int64_t>(blockIdx.x) * kWarps + threadIdx.x / wb::kWarpSize; row < rows;
+         row += warps) {
+        const float* lr = lse_part + row * splits;
+        float top = -INFINITY;
+        for (int s = lane; s < splits; s += wb::kWarpSize) top = fmaxf(top, lr[s]);
+        top = wb::warp_reduce_max(top);
+        float total = 0.0f;
+        if (top != -INFINITY) {
+            for (int s = lane; s < splits; s += wb::kWarpSize) total += __expf(lr[s] - top);
+            total = wb::warp_reduce_sum(total);
         }
-        // The block's last row sees the most keys (the mask is monotonic): no tile beyond is loaded.
-        const int last_row = min(r0 + kRows, shape.q_len) - 1;
-        const int block_keys = ch09::visible_keys(shape, last_row);
-
-        for (int j0 = 0; j0 < block_keys; j0 += kKeys) {
-            __syncthreads();   // every warp is done with the previous K and V tiles (and Q is loaded)
-            load_rows<T, D>(k_tile, S::kKStride, kb, j0, shape.kv_len, kKeys);
-            load_rows<T, D>(v_tile, D, vb, j0, shape.kv_len, kKeys);
-            __syncthreads();   // the tiles are complete before anyone reads them
-
-            // Scores of key j0 + lane for the warp's 8 rows.
-            float s[kRowsPerWarp] = {};
-            const float* kr = k_tile + lane * S::kKStride;
-#pragma unroll 4
-            for (int d = 0; d < D; d += 4) {
-                const float4 kk = *reinterpret_cast<const float4*>(kr + d);
+        const float row_lse = top == -INFINITY ? -INFINITY : top + logf(total);
+        float acc[kPer] = {};
+        if (top != -INFINITY) {
+            for (int s = 0; s < splits; ++s) {
+                const float w = __expf(lr[s] - row_lse);   // chunk s's share of the denominator
+                const float* os = o_part + (row * splits + s) * D + lane * kPer;
 #pragma unroll
-                for (int r = 0; r < kRowsPerWarp; ++r) {   // the Q row: one address for all lanes (broadcast)
-                    const float4 qq = *reinterpret_cast<const float4*>(q_tile + (warp * kRowsPerWarp + r) * D + d);
-                    s[r] = fmaf(qq.x, kk.x, fmaf(qq.y, kk.y, fmaf(qq.z, kk.z, fmaf(qq.w, kk.w, s[r]))));
-                }
+                for (int t = 0; t < kPer; ++t) acc[t] = fmaf(w, os[t], acc[t]);
             }
-            // The online softmax, one tile at a time.
-#pragma unroll
-            for (int r = 0; r < kRowsPerWarp; ++r) {
-                const float score = j0 + lane < visible[r] ? s[r] * shape.scale : -INFINITY;
-                const float m_new = fmaxf(m[r], wb::warp_reduce_max(score));
-                // A row that has seen no key yet keeps m = -inf: exp(-inf - -inf) would be NaN.
-                const float correction = m_new == -INFINITY ? 1.0f : __expf(m[r] - m_new);
-                const float p = m_new == -INFINITY ? 0.0f : __expf(score - m_new);
-                l[r] = l[r] * correction + p;   // per lane; summed across the warp once, at the end
-#pragma unroll
-                for (int d = 0; d < kPer; ++d) acc[r][d] *= correction;
-                m[r] = m_new;
-                p_tile[r * kKeys + lane] = p;
-            }
-            __syncwarp();   // the warp's P tile is complete
-                            // O += P V: 4 keys at a time, each V float read by the lane that owns its dims.
-#pragma unroll 2
-            for (int j = 0; j < kKeys; j += 4) {
-                VPack vv[4];
-#pragma unroll
-                for (int t = 0; t < 4; ++t) vv[t] = *reinterpret_cast<const VPack*>(v_tile + (j + t) * D + lane * kPer);
-#pragma unroll
-                for (int r = 0; r < kRowsPerWarp; ++r) {
-                    const float4 pp = *reinterpret_cast<const float4*>(p_tile + r * kKeys + j);
-#pragma unroll
-                    for (int d = 0; d < kPer; ++d)
-                        acc[r][d] =
-                            fmaf(pp.x, vv[0].v[d],
-                                 fmaf(pp.y, vv[1].v[d], fmaf(pp.z, vv[2].v[d], fmaf(pp.w, vv[3].v[d], acc[r][d]))));
-                }
-            }
-            __syncwarp();   // P is read before the next tile overwrites it
         }
-
+        wb::Pack<T, kPer> out;
 #pragma unroll
-        for (int r = 0; r < kRowsPerWarp; ++r) {
-            const int row = r0 + warp * kRowsPerWarp + r;
-            const float sum = wb::warp_reduce_sum(l[r]);
-            if (row >= shape.q_len) continue;
-            const std::int64_t out_row = bh * shape.q_len + row;
-            const float inv = visible[r] > 0 ? 1.0f / sum : 0.0f;   // a row that sees no key: O = 0
-            OPack out;
-#pragma unroll
-            for (int d = 0; d < kPer; ++d) out.v[d] = wb::from_float<T>(acc[r][d] * inv);
-            *reinterpret_cast<OPack*>(o + out_row * D + lane * kPer) = out;
-            if (lane == 0) lse[out_row] = visible[r] > 0 ? m[r] + logf(sum) : -INFINITY;
-        }
+        for (int t = 0; t < kPer; ++t) out.v[t] = wb::from_float<T>(acc[t]);
+        *reinterpret_cast<wb::Pack<T, kPer>*>(o + row * D + lane * kPer) = out;
+        if (lane == 0) lse[row] = row_lse;
     }
 }
 
@@ -174,18 +173,30 @@ template <typename T, int D>
 void launch(const ch09::Shape& shape, const void* q, const void* k, const void* v, void* o, float* lse,
             cudaStream_t stream)
 {
-    constexpr std::size_t kBytes = Smem<D>::kBytes;   // 72.5 KiB for D = 128: above the default 48 KiB
-    static const bool configured = [] {
-        WB_CUDA_CHECK(cudaFuncSetAttribute(tiled_kernel<T, D>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                           static_cast<int>(kBytes)));
-        return true;
-    }();
-    (void)configured;
-    const std::int64_t items = ch09::heads_total(shape) * wb::ceil_div<std::int64_t>(shape.q_len, kRows);
-    const auto blocks = static_cast<unsigned>(std::min(items, kMaxBlocks));
-    tiled_kernel<T, D><<<blocks, kThreads, kBytes, stream>>>(shape, static_cast<const T*>(q), static_cast<const T*>(k),
-                                                             static_cast<const T*>(v), static_cast<T*>(o), lse);
+    static const int sms = wb::device_attribute(cudaDevAttrMultiProcessorCount);
+    const std::int64_t rows = ch09::rows_total(shape);
+    // Enough (row, chunk) blocks for about 16 per SM, but no chunk shorter than kMinChunk keys.
+    const std::int64_t wanted = wb::ceil_div<std::int64_t>(16 * static_cast<std::int64_t>(sms), rows);
+    const int splits = static_cast<int>(
+        std::max<std::int64_t>(1, std::min<std::int64_t>(wanted, wb::ceil_div(shape.kv_len, kMinChunk))));
+    const int chunk = wb::ceil_div(shape.kv_len, splits);
+
+    float* workspace = nullptr;   // partial outputs and lse of every (row, chunk), stream-ordered
+    const std::size_t floats = static_cast<std::size_t>(rows) * splits * (D + 1);
+    WB_CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&workspace), floats * sizeof(float), stream));
+    float* o_part = workspace;
+    float* lse_part = workspace + static_cast<std::size_t>(rows) * splits * D;
+
+    const auto split_blocks = static_cast<unsigned>(std::min(rows * splits, kMaxBlocks));
+    split_kernel<T, D><<<split_blocks, kThreads, 0, stream>>>(shape, splits, chunk, static_cast<const T*>(q),
+                                                              static_cast<const T*>(k), static_cast<const T*>(v),
+                                                              o_part, lse_part);
     WB_CHECK_LAUNCH();
+    const auto combine_blocks = static_cast<unsigned>(std::min(wb::ceil_div<std::int64_t>(rows, kWarps), kMaxBlocks));
+    combine_kernel<T, D>
+        <<<combine_blocks, kThreads, 0, stream>>>(shape, splits, o_part, lse_part, static_cast<T*>(o), lse);
+    WB_CHECK_LAUNCH();
+    WB_CUDA_CHECK(cudaFreeAsync(workspace, stream));
 }
 
 template <typename T>

@@ -59,8 +59,11 @@ const Case kCases[] = {
     {1, 1, 17, 100, 64, false, 0.0f, 0, false, "q_len < kv_len, not causal"},
     {1, 1, 33, 47, 64, true, 4.0f, 5, false, "logits near 1e4: exp without the running maximum overflows"},
     {1, 2, 20, 40, 128, true, 0.0f, 0, true, "identical keys: every score ties"},
-    {1, 2, 1, 300, 128, false, 0.0f, 0, false, "decode: one query, a long cache"},
+    {1, 2, 1, 300, 128, false, 0.0f, 2, false, "decode: one query, a long cache, peaked softmax"},
     {1, 1, 3, 130, 64, true, 0.0f, -2, false, "decode with a causal tail, small values"},
+    {1, 2, 1, 1100, 64, false, 0.0f, 0, false, "decode: a cache long enough to be split into several chunks"},
+    {1, 1, 130, 130, 128, true, 0.0f, 0, false, "square causal, three query tiles of 64"},
+    {2, 1, 64, 64, 64, false, 0.0f, 0, false, "exactly one tile of 64 queries and two of 32 keys"},
 };
 
 /// Shapes too large for the emulator (GPU only), checked on sampled rows against the float64 reference.
@@ -71,6 +74,7 @@ const Case kLargeCases[] = {
     {4, 8, 1, 9000, 128, false, 0.0f, 0, false, "decode, long cache"},
     {2, 2, 4, 3000, 64, true, 0.0f, 0, false, "decode, 4 queries, causal"},
     {1, 2, 300, 4000, 128, false, 2.0f, 3, false, "large logits, long rows"},
+    {1, 1, 600, 1000, 64, true, 0.0f, 0, false, "causal, few rows: split-KV chunks that some rows do not reach"},
 };
 
 ch09::Inputs make_inputs(const Case& c, const ch09::Shape& s, wb::Rng& rng)
@@ -202,11 +206,8 @@ void time_stage(wb::Stage& stage, Attention candidate_fn, Attention previous, At
     if (previous) speed.previous_reference = launch_of(previous);
     speed.current_reference = launch_of(current);
     const double work = static_cast<double>(ch09::heads_total(s)) * s.q_len * s.kv_len * s.head_dim;
-    if (decode) {
-        speed.bytes = 2.0 * static_cast<double>(ch09::kv_elements(s)) * 2.0;   // K and V read once
-    } else {
-        speed.flops = 4.0 * work * (c.causal ? 0.5 : 1.0);
-    }
+    speed.flops = 4.0 * work * (c.causal ? 0.5 : 1.0);
+    if (decode) speed.bytes = 2.0 * static_cast<double>(ch09::kv_elements(s)) * 2.0;   // K and V, read once
     speed.recheck = [&] {
         dO.poison(), dL.poison();
         stage.run(launch_of(candidate_fn));
@@ -241,6 +242,61 @@ void grade_stage_case(wb::Stage& stage)
     if (kTensorCores) skip_below_compute_capability_8(K);
     check_all(stage, wb::stages::candidate<K>, kTensorCores);
     time_stage(stage, wb::stages::candidate<K>, wb::stages::previous<K>, wb::stages::current<K>, K == 6, kTensorCores);
+}
+
+// `make bench`: every reference stage on the shapes of PyTorch's measurements (tools/torch_baseline.py
+// times scaled_dot_product_attention's backends on the same shapes), fp16. The op names the masking:
+// "attention", "attention_causal", and "attention_decode" (reported as bandwidth of K and V read).
+TEST_CASE("bench: chapter 9", "[.bench]")
+{
+    if (!wb::bench_can_run()) return;
+    wb::Stream stream;
+    const cudaStream_t st = stream.get();
+    const auto ladder = wb::stages::reference_launchers();
+    constexpr int kStages = wb::generated::kStageCount;
+    const Case shapes[] = {
+        {16, 16, 1024, 1024, 64, false, 0.0f, 0, false, "bench"},
+        {8, 16, 4096, 4096, 64, false, 0.0f, 0, false, "bench"},
+        {4, 16, 4096, 4096, 128, false, 0.0f, 0, false, "bench"},
+        {4, 16, 4096, 4096, 128, true, 0.0f, 0, false, "bench"},
+        {1, 16, 16384, 16384, 128, true, 0.0f, 0, false, "bench"},
+        {8, 32, 1, 8192, 128, false, 0.0f, 0, false, "bench"},
+    };
+    for (const Case& c : shapes) {
+        const ch09::Shape s = shape_of(c);
+        const ch08::Dtype dtype = ch08::Dtype::f16;
+        wb::Rng rng(909);
+        const ch09::Inputs in = make_inputs(c, s, rng);
+        wb::DeviceBuffer<std::uint16_t> dq(ch08::encode_all(in.q, dtype)), dk(ch08::encode_all(in.k, dtype)),
+            dv(ch08::encode_all(in.v, dtype));
+        wb::DeviceBuffer<std::uint16_t> dO(ch09::q_elements(s));
+        wb::DeviceBuffer<float> dL(static_cast<std::size_t>(ch09::rows_total(s)));
+        const bool decode = c.q_len == 1;
+        const std::string op = decode ? "attention_decode" : (c.causal ? "attention_causal" : "attention");
+        const std::string shape = "[" + std::to_string(c.batch) + ", " + std::to_string(c.heads) + ", " +
+                                  std::to_string(c.q_len) + ", " + std::to_string(c.kv_len) + ", " +
+                                  std::to_string(c.head_dim) + "]";
+        const double flops =
+            4.0 * static_cast<double>(ch09::heads_total(s)) * s.q_len * s.kv_len * s.head_dim * (c.causal ? 0.5 : 1.0);
+        const double bytes = decode ? 2.0 * static_cast<double>(ch09::kv_elements(s)) * 2.0 : 0.0;
+        const double workspace_gib = static_cast<double>(ch09::rows_total(s)) * s.kv_len * 4.0 / (1u << 30);
+        for (int k = 0; k < kStages; ++k) {
+            if (k == 0 && workspace_gib > 4.0) {   // stage 1's score matrix: skipped above 4 GiB
+                std::printf("%s %s: stage 1 skipped (its workspace would be %.0f GiB)\n", op.c_str(), shape.c_str(),
+                            workspace_gib);
+                continue;
+            }
+            const Attention f = ladder[k];
+            const wb::Launch launch = [&, f](cudaStream_t x) {
+                f(s, dq.data(), dk.data(), dv.data(), dtype, dO.data(), dL.data(), x);
+            };
+            // The slow stages take up to seconds here: as many repetitions as fit in about 1.5 s.
+            const double estimate = wb::median_ms(st, launch, wb::TimingPlan{1, 1});
+            const int reps = std::clamp(static_cast<int>(1500.0 / std::max(estimate, 1e-3)), 3, 25);
+            const double ms = wb::median_ms(st, launch, wb::TimingPlan{0, reps});
+            wb::print_bench_row({op, wb::stage_label(k + 1), shape, "float16", ms, bytes, flops, k + 1});
+        }
+    }
 }
 
 // One test case per stage of stages.json ("stage K: <title>", tag [stageK]), each running grade_stage_case<K>.
