@@ -96,10 +96,10 @@ __global__ void __launch_bounds__(kThreads)
     for (int kk = 0; kk < D / 16; ++kk)
         wb::ldmatrix_x4(qf[kk], ks + (warp * 16 + lane % 16) * L::kLd + kk * 16 + (lane / 16) * 8);
 
-    float o[D / 8][4] = {};                      // O: D / 8 mma tiles of 16 x 8
-    float m[2] = {-INFINITY, -INFINITY};         // running max of scale * s, rows g and g + 8
-    float l[2] = {0.0f, 0.0f};                   // this lane's part of the running row sums
-    const int row0 = q0 + warp * 16 + g;         // query index of this lane's first row (the second is + 8)
+    float o[D / 8][4] = {};                // O: D / 8 mma tiles of 16 x 8
+    float m[2] = {-INFINITY, -INFINITY};   // running max of scale * s, rows g and g + 8
+    float l[2] = {0.0f, 0.0f};             // this lane's part of the running row sums
+    const int row0 = q0 + warp * 16 + g;   // query index of this lane's first row (the second is + 8)
 
     for (int tile = 0; tile < kv_tiles; ++tile) {
         const int k0 = tile * kBlockK;
@@ -126,7 +126,7 @@ __global__ void __launch_bounds__(kThreads)
         // Lane element e of tile j is row row0 + (e / 2) * 8, key k0 + 8j + 2t + e % 2.
         const bool masked = k0 + kBlockK > shape.kv_len || (shape.causal && k0 + kBlockK - 1 > q0 + diag);
 #pragma unroll
-        for (int j = 0; j < kSTiles; ++j)
+        for (int j = 0; j < kSTiles; ++j) {
 #pragma unroll
             for (int e = 0; e < 4; ++e) {
                 float x = s[j][e] * shape.scale;
@@ -136,6 +136,7 @@ __global__ void __launch_bounds__(kThreads)
                 }
                 s[j][e] = x;
             }
+        }
 
         // Online softmax, per row: new max, factor for what was accumulated, p = exp(x - max).
 #pragma unroll

@@ -18,20 +18,19 @@ constexpr float kLn2 = 0.6931471805599453f;
 
 template <int D>
 struct Config {
-    static constexpr int kBlockK = D == 64 ? 64 : 32;        // keys per K/V tile (D = 128: fewer S registers)
-    static constexpr int kSTiles = kBlockK / 8;              // 16 x 8 mma tiles of S per 16 query rows and tile
+    static constexpr int kBlockK = D == 64 ? 64 : 32;   // keys per K/V tile (D = 128: fewer S registers)
+    static constexpr int kSTiles = kBlockK / 8;         // 16 x 8 mma tiles of S per 16 query rows and tile
     static constexpr int kWarps = 4;
     static constexpr int kThreads = kWarps * 32;
-    static constexpr int kMTiles = 2;                         // 16-row mma tiles per warp: 32 query rows
-    static constexpr int kBlockQ = kWarps * 16 * kMTiles;     // 128 query rows per block
-    static constexpr bool kQInRegisters = D == 64;            // D = 128: 64 more registers would not fit
+    static constexpr int kMTiles = 2;                       // 16-row mma tiles per warp: 32 query rows
+    static constexpr int kBlockQ = kWarps * 16 * kMTiles;   // 128 query rows per block
+    static constexpr bool kQInRegisters = D == 64;          // D = 128: 64 more registers would not fit
     static constexpr int kTileElems = kBlockK * D;
     // Shared memory: K0, V0, K1, V1 (double buffers), then Q. Where Q goes to registers, it passes through
     // K1 and V1 before they are first written and needs no room of its own.
     static constexpr int kQElems = kBlockQ * D;
     static_assert(!kQInRegisters || kQElems <= 2 * kTileElems, "Q fits in the second K and V buffers");
-    static constexpr std::size_t kSmemBytes =
-        (4 * kTileElems + (kQInRegisters ? 0 : kQElems)) * sizeof(std::uint16_t);
+    static constexpr std::size_t kSmemBytes = (4 * kTileElems + (kQInRegisters ? 0 : kQElems)) * sizeof(std::uint16_t);
 };
 
 /// Element (r, c) of a [rows][D] tile: chunk c / 8 of row r stored at chunk (c / 8) ^ (r % 8). @p c is a
