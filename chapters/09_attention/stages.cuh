@@ -68,20 +68,30 @@ void attention_2_online_row(const ch09::Shape& shape, const void* q, const void*
 void attention_3_tiled(const ch09::Shape& shape, const void* q, const void* k, const void* v, ch08::Dtype dtype,
                        void* o, float* lse, cudaStream_t stream);
 
-/// @brief Stage 4: tensor cores, `mma.sync` for Q K^T and for P V, fragments from `ldmatrix`.
+/// @brief Stage 4: tensor cores, `mma.sync` for Q K^T and for P V, fragments from `ldmatrix` (FlashAttention-2 style).
 ///
-/// Each warp owns 16 query rows of the block (no reduction across warps); S and P stay in registers,
-/// and P, rounded to the input type, becomes the A operand of the P V mma directly. Needs compute
-/// capability 8.0 or newer (skipped, with that reason, on older GPUs).
-/// Checked: correctness; speed-up over reference stage 3.
+/// A block of 4 warps owns 64 query rows of one (batch, head), each warp 16 of them for the whole key
+/// sequence, so no softmax statistic ever crosses warps. The warp's Q fragments are loaded once and stay
+/// in registers; K and V stream through shared memory in tiles of 64 keys. S = Q K^T (wb::mma_m16n8k16,
+/// K by wb::ldmatrix_x4) leaves each row's scores in the 4 lanes of a quad: the row max and sum take two
+/// shuffles. P, rounded to the input type, is the A operand of O += P V as it sits in the S accumulators
+/// (V by wb::ldmatrix_x4_trans): P never touches shared memory. O stays in registers, rescaled by
+/// exp(m - m') with the running sum when a row's maximum grows. Tiles past the causal diagonal of the
+/// block's last row are skipped; the others are masked element by element where needed (the kv_len tail,
+/// the diagonal). Needs compute capability 8.0 or newer (skipped, with that reason, on older GPUs).
+/// Checked: correctness (P may be rounded to the input type: the tolerance allows it); speed-up over
+/// reference stage 3.
 void attention_4_mma(const ch09::Shape& shape, const void* q, const void* k, const void* v, ch08::Dtype dtype, void* o,
                      float* lse, cudaStream_t stream);
 
 /// @brief Stage 5: `cp.async` double-buffered K and V tiles, swizzled shared memory, causal tiles skipped.
 ///
-/// Stage 4 with the copy of tile t + 1 in flight while tile t is computed (ch08::cp_async16), an XOR
-/// swizzle instead of padding, and the tiles above the causal diagonal never loaded. Needs compute
-/// capability 8.0 or newer.
+/// Stage 4 with the copies overlapped: K and V have two shared buffers each, filled by cp.async
+/// (ch08::cp_async16) in separate commit groups, so the copy of K(t + 1) runs under S of tile t and the
+/// copy of V(t + 1) under its P V. Shared rows are unpadded and XOR-swizzled (chunk c of row r at
+/// c ^ (r % 8)), the exponentials are exp2 with log2(e) folded into the scale, tiles that need no mask
+/// run without mask code, and each warp owns 32 query rows so that every K and V fragment feeds two mma.
+/// Needs compute capability 8.0 or newer.
 /// Checked: correctness; speed-up over reference stage 4.
 void attention_5_pipelined(const ch09::Shape& shape, const void* q, const void* k, const void* v, ch08::Dtype dtype,
                            void* o, float* lse, cudaStream_t stream);

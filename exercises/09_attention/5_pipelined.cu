@@ -1,11 +1,13 @@
-// Chapter 9, stage 5: cp.async double-buffered K/V, swizzled shared memory, causal tiles skipped. (your exercise)
+// Chapter 9, stage 5: the tensor-core attention with its copies overlapped.           (your exercise)
 //
-// Write the kernels and the launch. The contract (layouts, the causal mask, masked rows, what is checked)
+// Write the kernel and the launch. The contract (layouts, sizes, the causal alignment, what is checked)
 // is in chapters/09_attention/stages.cuh; the lesson is chapters/09_attention/README.md.
-// Grade it with `make check-chapter 9` (an NVIDIA GPU, or the CPU emulator). You may change anything in
-// this file except the launcher's name and parameters. `make hint CH=9 STAGE=5` when stuck.
+// Grade it with `make check-chapter 9` (a GPU of compute capability 8.0 or newer, or the CPU emulator).
+// You may change anything in this file except the launcher's name and parameters. `make hint CH=9 STAGE=5`
+// when stuck.
 #include "09_attention/stages.cuh"
 #include "common/primitives.cuh"
+#include "common/tensor_core.cuh"
 
 namespace WORKBOOK_TRACK {
 

@@ -1,11 +1,13 @@
-// Chapter 9, stage 5: cp.async double-buffered K/V, swizzled shared memory, causal tiles skipped. (your exercise)
+// Chapter 9, stage 5: the tensor-core attention with its copies overlapped.           (your exercise)
 //
-// Write the kernels and the launch. The contract (layouts, the causal mask, masked rows, what is checked)
+// Write the kernel and the launch. The contract (layouts, sizes, the causal alignment, what is checked)
 // is in chapters/09_attention/stages.cuh; the lesson is chapters/09_attention/README.md.
-// Grade it with `make check-chapter 9` (an NVIDIA GPU, or the CPU emulator). You may change anything in
-// this file except the launcher's name and parameters. `make hint CH=9 STAGE=5` when stuck.
+// Grade it with `make check-chapter 9` (a GPU of compute capability 8.0 or newer, or the CPU emulator).
+// You may change anything in this file except the launcher's name and parameters. `make hint CH=9 STAGE=5`
+// when stuck.
 #include "09_attention/stages.cuh"
 #include "common/primitives.cuh"
+#include "common/tensor_core.cuh"
 
 namespace WORKBOOK_TRACK {
 
@@ -18,10 +20,12 @@ void attention_5_pipelined(const ch09::Shape& shape, const void* q, const void* 
                            void* o, float* lse, cudaStream_t stream)
 {
     //@ guided
-    // TODO: stage 4 with two K/V buffers filled by ch08::cp_async16 / cp_async_commit / cp_async_wait<1>: the copy of
-    //       tile t + 1 runs while tile t is computed.
-    // TODO: an XOR swizzle of the 16-byte chunks instead of padding (one offset function for writes and ldmatrix).
-    // TODO: stop at the last tile the block's last row sees; mask only the tiles that cross the diagonal.
+    // TODO: stage 4 with K and V copied by cp.async (ch08::cp_async16, cp_async_commit, cp_async_wait) into
+    //       two buffers each: the copy of tile t + 1 runs while tile t is computed.
+    // TODO: unpadded shared rows, chunk c of row r stored at chunk c ^ (r % 8), through one function used by
+    //       both the copies and the ldmatrix addresses.
+    // TODO: exp2 with log2(e) folded into the scale; no mask arithmetic on the tiles that need none; causal
+    //       tiles above the diagonal never loaded. Launch on `stream`, then WB_CHECK_LAUNCH().
     //@ end
     //@ outline
     // TODO: launch your kernel on `stream` with the grid, block and shared memory you choose, then

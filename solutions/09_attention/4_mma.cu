@@ -1,172 +1,213 @@
-// PLACEHOLDER: replaced by the tensor-core stage
-// Chapter 9, stage 4 (placeholder: stage 3's tiled attention), 64 queries per block, K and V tiles streamed through shared
-// memory, the online softmax per tile.                                               (reference solution)
+// Chapter 9, stage 4: attention on tensor cores, FlashAttention-2 style.           (reference solution)
 //
-// Why it is faster than stage 2: in stage 2 every query row reads all of K and V by itself, so a head's
-// K and V cross the L2-to-SM path q_len times, and each score costs a load per multiply-add. Here a
-// block holds 64 query rows in shared memory and brings each tile of 32 keys and values in once for
-// all 64 rows: 64 times less traffic out of L2, and the inner loops run on shared memory and registers
-// (each float4 of K feeds 8 rows, each float4 of V 8 rows). This is FlashAttention's tiling (Dao et
-// al., 2022) on the fp32 units: the q_len x kv_len scores exist only one 64 x 32 tile at a time.
-// Under the causal mask, tiles beyond the last key the block's last row sees are not loaded at all.
+// Why it is faster than stage 3: stage 3 computes S = Q K^T and O += P V with fp32 FMA, one
+// multiply-add per instruction per thread. Here both products run on the tensor cores (mma.sync
+// m16n8k16: 4096 multiply-adds per warp instruction), and the work is split so that no warp ever
+// needs another warp's data:
+//  - a block of 4 warps owns 64 query rows, each warp 16 of them, for the whole key sequence; the
+//    softmax of a row lives inside one warp (in fact inside one quad of 4 lanes), so the row max and
+//    row sum take two shuffles and no shared memory;
+//  - the warp's Q fragments are loaded once (ldmatrix) and stay in registers;
+//  - K and V stream through shared memory in tiles of 64 keys; S = Q K^T for a tile is 16 x 64 per
+//    warp, 8 mma tiles of 16 x 8, whose accumulator layout is exactly the A-operand layout that P V
+//    needs: P is rounded to 16 bits and fed to the next mma straight from registers (never stored);
+//  - O (16 x D per warp, fp32) stays in registers too, rescaled by exp(m_old - m_new) whenever a
+//    row's running maximum grows, and divided by the row sum once at the end.
+// Shared rows are padded by 16 bytes so the 8 rows one ldmatrix reads sit in 8 different bank groups
+// (stage 5 swizzles instead, and overlaps the copies with the math).
 #include "09_attention/stages.cuh"
 #include "common/primitives.cuh"
+#include "common/tensor_core.cuh"
 
-#include <algorithm>
+#include <cmath>
 
 namespace WORKBOOK_TRACK {
 
 namespace {
 
-constexpr int kRows = 64;   // query rows per block
-constexpr int kKeys = 32;   // keys per tile: one per lane
-constexpr int kWarps = 8;
-constexpr int kThreads = kWarps * wb::kWarpSize;
-constexpr int kRowsPerWarp = kRows / kWarps;   // 8
-constexpr std::int64_t kMaxBlocks = std::int64_t{1} << 20;
+constexpr int kWarps = 4;
+constexpr int kThreads = kWarps * 32;
+constexpr int kBlockQ = kWarps * 16;   // query rows per block: 16 per warp (one mma row tile)
+constexpr int kBlockK = 64;            // keys per K/V tile
+constexpr int kSTiles = kBlockK / 8;   // 16 x 8 mma tiles of S per warp and key tile
 
-/// Shared memory, in floats: Q (64 x D), K (32 x (D + 4): the padding puts the rows 4 banks apart, so
-/// the 8 lanes of one phase of a float4 read hit 8 different groups of banks), V (32 x D), P (a
-/// 8 x 32 tile per warp).
 template <int D>
-struct Smem {
-    static constexpr int kKStride = D + 4;
-    static constexpr int kQ = 0;
-    static constexpr int kK = kQ + kRows * D;
-    static constexpr int kV = kK + kKeys * kKStride;
-    static constexpr int kP = kV + kKeys * D;
-    static constexpr int kFloats = kP + kWarps * kRowsPerWarp * kKeys;
-    static constexpr std::size_t kBytes = kFloats * sizeof(float);
+struct Layout {
+    static constexpr int kLd = D + 8;   // padded shared row: D + 8 elements (16 bytes more)
+    static constexpr int kTileElems = kBlockK * kLd;
+    static constexpr std::size_t kSmemBytes = 2 * kTileElems * sizeof(std::uint16_t);   // K and V (Q reuses K)
 };
 
-/// Copies @p count rows of D 16-bit elements, from row @p first of a [rows_in, D] matrix, into floats
-/// at @p dst (row stride @p stride); rows past the end become zeros. 16-byte chunks, all threads.
-template <typename T, int D>
-__device__ void load_rows(float* dst, int stride, const T* src, std::int64_t first, std::int64_t rows_in, int count)
+/// Copies rows r0 .. r0 + 63 of a [rows][D] matrix into a padded shared tile, zeros for rows past the
+/// end (a zero key gives a finite score that the mask then removes; a zero value row keeps 0 * V
+/// finite: shared memory that nobody wrote may hold NaN bit patterns).
+template <int D>
+__device__ __forceinline__ void load_tile(std::uint16_t* tile, const std::uint16_t* src, int r0, int rows)
 {
-    constexpr int kChunksPerRow = D / 8;
-    for (int c = threadIdx.x; c < count * kChunksPerRow; c += kThreads) {
-        const int r = c / kChunksPerRow, d = (c % kChunksPerRow) * 8;
-        float4 lo = make_float4(0.0f, 0.0f, 0.0f, 0.0f), hi = lo;
-        if (first + r < rows_in) {
-            const ch08::Chunk chunk = *reinterpret_cast<const ch08::Chunk*>(src + (first + r) * D + d);
-            const T* e = reinterpret_cast<const T*>(&chunk);
-            lo = make_float4(wb::to_float(e[0]), wb::to_float(e[1]), wb::to_float(e[2]), wb::to_float(e[3]));
-            hi = make_float4(wb::to_float(e[4]), wb::to_float(e[5]), wb::to_float(e[6]), wb::to_float(e[7]));
-        }
-        *reinterpret_cast<float4*>(dst + r * stride + d) = lo;
-        *reinterpret_cast<float4*>(dst + r * stride + d + 4) = hi;
+    constexpr int kChunksPerRow = D / ch08::kChunkElems;
+    static_assert(kBlockK * kChunksPerRow % kThreads == 0, "the copies divide evenly");
+#pragma unroll
+    for (int copy = 0; copy < kBlockK * kChunksPerRow / kThreads; ++copy) {
+        const int i = threadIdx.x + copy * kThreads;
+        const int r = i / kChunksPerRow, c = (i % kChunksPerRow) * ch08::kChunkElems;
+        *reinterpret_cast<ch08::Chunk*>(tile + r * Layout<D>::kLd + c) =
+            r0 + r < rows ? *reinterpret_cast<const ch08::Chunk*>(src + static_cast<std::int64_t>(r0 + r) * D + c)
+                          : ch08::zero_chunk();
     }
+}
+
+/// Max and sum over the 4 lanes of a quad (lanes 4g .. 4g + 3 hold the 64 scores of rows g and g + 8).
+__device__ __forceinline__ float quad_max(float x)
+{
+    x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 1));
+    return fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 2));
+}
+__device__ __forceinline__ float quad_sum(float x)
+{
+    x += __shfl_xor_sync(0xffffffffu, x, 1);
+    return x + __shfl_xor_sync(0xffffffffu, x, 2);
 }
 
 template <typename T, int D>
 __global__ void __launch_bounds__(kThreads)
-    tiled_kernel(ch09::Shape shape, const T* __restrict__ q, const T* __restrict__ k, const T* __restrict__ v,
-                 T* __restrict__ o, float* __restrict__ lse)
+    attention_mma_kernel(ch09::Shape shape, int q_tiles, const T* __restrict__ Q, const T* __restrict__ K,
+                         const T* __restrict__ V, T* __restrict__ O, float* __restrict__ lse)
 {
-    using S = Smem<D>;
-    constexpr int kPer = D / wb::kWarpSize;   // output dims per lane (consecutive): 2 or 4
-    using VPack = wb::Pack<float, kPer>;
-    using OPack = wb::Pack<T, kPer>;
-    extern __shared__ float4 smem_raw[];
-    float* smem = reinterpret_cast<float*>(smem_raw);
-    float* q_tile = smem + S::kQ;
-    float* k_tile = smem + S::kK;
-    float* v_tile = smem + S::kV;
+    using L = Layout<D>;
+    extern __shared__ __align__(16) std::uint16_t smem[];   // K tile, V tile (Q passes through the K tile first)
+    std::uint16_t* ks = smem;
+    std::uint16_t* vs = smem + L::kTileElems;
 
-    const int warp = threadIdx.x / wb::kWarpSize, lane = threadIdx.x % wb::kWarpSize;
-    float* p_tile = smem + S::kP + warp * kRowsPerWarp * kKeys;
-    const std::int64_t q_tiles = wb::ceil_div<std::int64_t>(shape.q_len, kRows);
-    const std::int64_t items = ch09::heads_total(shape) * q_tiles;
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int g = lane / 4, t = lane % 4;   // this lane's rows: g and g + 8 of the warp's 16; columns 2t, 2t + 1
+    // Blocks of one (batch, head) are adjacent, so their K and V are read from L2 while it still holds them.
+    // Under the causal mask, the last query tiles see the most keys: they go first.
+    const int bh = blockIdx.x / q_tiles;
+    const int qt = shape.causal ? q_tiles - 1 - blockIdx.x % q_tiles : blockIdx.x % q_tiles;
+    const int q0 = qt * kBlockQ;
+    const std::int64_t q_base = static_cast<std::int64_t>(bh) * shape.q_len * D;
+    const std::int64_t kv_base = static_cast<std::int64_t>(bh) * shape.kv_len * D;
+    const auto* q_bits = reinterpret_cast<const std::uint16_t*>(Q) + q_base;
+    const auto* k_bits = reinterpret_cast<const std::uint16_t*>(K) + kv_base;
+    const auto* v_bits = reinterpret_cast<const std::uint16_t*>(V) + kv_base;
 
-    for (std::int64_t item = blockIdx.x; item < items; item += gridDim.x) {
-        const std::int64_t bh = item / q_tiles;
-        const int r0 = static_cast<int>(item % q_tiles) * kRows;
-        const T* kb = k + bh * shape.kv_len * D;
-        const T* vb = v + bh * shape.kv_len * D;
-        __syncthreads();   // the previous item's last reads of the tiles are done
-        load_rows<T, D>(q_tile, D, q + (bh * shape.q_len) * D, r0, shape.q_len, kRows);
+    // Bottom-right causal alignment: query i sees key j iff j <= i + diag.
+    const int diag = shape.kv_len - shape.q_len;
+    int kv_end = shape.kv_len;   // keys this block needs: none past the diagonal of its last row
+    if (shape.causal) kv_end = min(kv_end, max(0, min(q0 + kBlockQ, shape.q_len) + diag));
+    const int kv_tiles = wb::ceil_div(kv_end, kBlockK);
 
-        // This warp's rows: how many keys each sees (0 for rows past q_len), and their online state.
-        int visible[kRowsPerWarp];
-        float m[kRowsPerWarp], l[kRowsPerWarp], acc[kRowsPerWarp][kPer];
+    // Q: through shared memory into registers, 16 x D per warp as D / 16 A fragments.
+    load_tile<D>(ks, q_bits, q0, shape.q_len);
+    __syncthreads();
+    std::uint32_t qf[D / 16][4];
 #pragma unroll
-        for (int r = 0; r < kRowsPerWarp; ++r) {
-            const int row = r0 + warp * kRowsPerWarp + r;
-            visible[r] = row < shape.q_len ? ch09::visible_keys(shape, row) : 0;
-            m[r] = -INFINITY, l[r] = 0.0f;
-#pragma unroll
-            for (int d = 0; d < kPer; ++d) acc[r][d] = 0.0f;
-        }
-        // The block's last row sees the most keys (the mask is monotonic): no tile beyond is loaded.
-        const int last_row = min(r0 + kRows, shape.q_len) - 1;
-        const int block_keys = ch09::visible_keys(shape, last_row);
+    for (int kk = 0; kk < D / 16; ++kk)
+        wb::ldmatrix_x4(qf[kk], ks + (warp * 16 + lane % 16) * L::kLd + kk * 16 + (lane / 16) * 8);
 
-        for (int j0 = 0; j0 < block_keys; j0 += kKeys) {
-            __syncthreads();   // every warp is done with the previous K and V tiles (and Q is loaded)
-            load_rows<T, D>(k_tile, S::kKStride, kb, j0, shape.kv_len, kKeys);
-            load_rows<T, D>(v_tile, D, vb, j0, shape.kv_len, kKeys);
-            __syncthreads();   // the tiles are complete before anyone reads them
+    float o[D / 8][4] = {};                // O: D / 8 mma tiles of 16 x 8
+    float m[2] = {-INFINITY, -INFINITY};   // running max of scale * s, rows g and g + 8
+    float l[2] = {0.0f, 0.0f};             // this lane's part of the running row sums
+    const int row0 = q0 + warp * 16 + g;   // query index of this lane's first row (the second is + 8)
 
-            // Scores of key j0 + lane for the warp's 8 rows.
-            float s[kRowsPerWarp] = {};
-            const float* kr = k_tile + lane * S::kKStride;
-#pragma unroll 4
-            for (int d = 0; d < D; d += 4) {
-                const float4 kk = *reinterpret_cast<const float4*>(kr + d);
+    for (int tile = 0; tile < kv_tiles; ++tile) {
+        const int k0 = tile * kBlockK;
+        __syncthreads();   // everyone is done with the previous K and V tiles (and with Q in ks)
+        load_tile<D>(ks, k_bits, k0, shape.kv_len);
+        load_tile<D>(vs, v_bits, k0, shape.kv_len);
+        __syncthreads();
+
+        // S = Q K^T: K is stored key-major ([key][d]), the "col" B operand without .trans. One ldmatrix.x4
+        // gives the fragments of two 16 x 8 tiles (keys n .. n + 7 and n + 8 .. n + 15) for 16 of d.
+        float s[kSTiles][4] = {};
 #pragma unroll
-                for (int r = 0; r < kRowsPerWarp; ++r) {   // the Q row: one address for all lanes (broadcast)
-                    const float4 qq = *reinterpret_cast<const float4*>(q_tile + (warp * kRowsPerWarp + r) * D + d);
-                    s[r] = fmaf(qq.x, kk.x, fmaf(qq.y, kk.y, fmaf(qq.z, kk.z, fmaf(qq.w, kk.w, s[r]))));
+        for (int kk = 0; kk < D / 16; ++kk)
+#pragma unroll
+            for (int j = 0; j < kSTiles; j += 2) {
+                std::uint32_t r[4];
+                wb::ldmatrix_x4(r, ks + (j * 8 + (lane / 16) * 8 + lane % 8) * L::kLd + kk * 16 + ((lane / 8) % 2) * 8);
+                const std::uint32_t b0[2] = {r[0], r[1]}, b1[2] = {r[2], r[3]};
+                wb::mma_m16n8k16<T>(s[j], qf[kk], b0, s[j]);
+                wb::mma_m16n8k16<T>(s[j + 1], qf[kk], b1, s[j + 1]);
+            }
+
+        // Scale, and the mask where this tile needs one (past kv_len, or across the causal diagonal).
+        // Lane element e of tile j is row row0 + (e / 2) * 8, key k0 + 8j + 2t + e % 2.
+        const bool masked = k0 + kBlockK > shape.kv_len || (shape.causal && k0 + kBlockK - 1 > q0 + diag);
+#pragma unroll
+        for (int j = 0; j < kSTiles; ++j) {
+#pragma unroll
+            for (int e = 0; e < 4; ++e) {
+                float x = s[j][e] * shape.scale;
+                if (masked) {
+                    const int key = k0 + j * 8 + 2 * t + e % 2, row = row0 + (e / 2) * 8;
+                    if (key >= shape.kv_len || (shape.causal && key > row + diag)) x = -INFINITY;
                 }
+                s[j][e] = x;
             }
-            // The online softmax, one tile at a time.
-#pragma unroll
-            for (int r = 0; r < kRowsPerWarp; ++r) {
-                const float score = j0 + lane < visible[r] ? s[r] * shape.scale : -INFINITY;
-                const float m_new = fmaxf(m[r], wb::warp_reduce_max(score));
-                // A row that has seen no key yet keeps m = -inf: exp(-inf - -inf) would be NaN.
-                const float correction = m_new == -INFINITY ? 1.0f : __expf(m[r] - m_new);
-                const float p = m_new == -INFINITY ? 0.0f : __expf(score - m_new);
-                l[r] = l[r] * correction + p;   // per lane; summed across the warp once, at the end
-#pragma unroll
-                for (int d = 0; d < kPer; ++d) acc[r][d] *= correction;
-                m[r] = m_new;
-                p_tile[r * kKeys + lane] = p;
-            }
-            __syncwarp();   // the warp's P tile is complete
-                            // O += P V: 4 keys at a time, each V float read by the lane that owns its dims.
-#pragma unroll 2
-            for (int j = 0; j < kKeys; j += 4) {
-                VPack vv[4];
-#pragma unroll
-                for (int t = 0; t < 4; ++t) vv[t] = *reinterpret_cast<const VPack*>(v_tile + (j + t) * D + lane * kPer);
-#pragma unroll
-                for (int r = 0; r < kRowsPerWarp; ++r) {
-                    const float4 pp = *reinterpret_cast<const float4*>(p_tile + r * kKeys + j);
-#pragma unroll
-                    for (int d = 0; d < kPer; ++d)
-                        acc[r][d] =
-                            fmaf(pp.x, vv[0].v[d],
-                                 fmaf(pp.y, vv[1].v[d], fmaf(pp.z, vv[2].v[d], fmaf(pp.w, vv[3].v[d], acc[r][d]))));
-                }
-            }
-            __syncwarp();   // P is read before the next tile overwrites it
         }
 
+        // Online softmax, per row: new max, factor for what was accumulated, p = exp(x - max).
 #pragma unroll
-        for (int r = 0; r < kRowsPerWarp; ++r) {
-            const int row = r0 + warp * kRowsPerWarp + r;
-            const float sum = wb::warp_reduce_sum(l[r]);
-            if (row >= shape.q_len) continue;
-            const std::int64_t out_row = bh * shape.q_len + row;
-            const float inv = visible[r] > 0 ? 1.0f / sum : 0.0f;   // a row that sees no key: O = 0
-            OPack out;
+        for (int h = 0; h < 2; ++h) {   // h = 0: row g (elements 0, 1), h = 1: row g + 8 (elements 2, 3)
+            float tile_max = -INFINITY;
 #pragma unroll
-            for (int d = 0; d < kPer; ++d) out.v[d] = wb::from_float<T>(acc[r][d] * inv);
-            *reinterpret_cast<OPack*>(o + out_row * D + lane * kPer) = out;
-            if (lane == 0) lse[out_row] = visible[r] > 0 ? m[r] + logf(sum) : -INFINITY;
+            for (int j = 0; j < kSTiles; ++j) tile_max = fmaxf(tile_max, fmaxf(s[j][2 * h], s[j][2 * h + 1]));
+            const float m_new = fmaxf(m[h], quad_max(tile_max));
+            // A row that has seen no key yet keeps max -inf: subtract 0 instead, so exp(-inf - 0) = 0, never
+            // exp(-inf - -inf) = NaN.
+            const float m_use = m_new == -INFINITY ? 0.0f : m_new;
+            const float alpha = expf(m[h] - m_use);   // 0 on the first tile with a visible key (m = -inf)
+            m[h] = m_new;
+            float sum = 0.0f;
+#pragma unroll
+            for (int j = 0; j < kSTiles; ++j)
+#pragma unroll
+                for (int e = 2 * h; e < 2 * h + 2; ++e) {
+                    s[j][e] = expf(s[j][e] - m_use);
+                    sum += s[j][e];
+                }
+            l[h] = l[h] * alpha + sum;   // the old sum is rescaled as well as O
+#pragma unroll
+            for (int n = 0; n < D / 8; ++n) o[n][2 * h] *= alpha, o[n][2 * h + 1] *= alpha;
         }
+
+        // O += P V. The accumulators of S tiles 2kk and 2kk + 1 (keys 16kk .. 16kk + 15) are, element for
+        // element, the A fragment of P for that k step: a[0] = P[g][2t, 2t+1] (tile 2kk, elements 0, 1),
+        // a[1] = P[g+8][2t, 2t+1] (tile 2kk, 2, 3), a[2], a[3] the same from tile 2kk + 1.
+        // V is stored [key][d], the row-major B operand: ldmatrix .trans, lanes 0-15 name keys 0-15 at
+        // columns n .. n + 7, lanes 16-31 the same keys at n + 8 .. n + 15.
+#pragma unroll
+        for (int kk = 0; kk < kBlockK / 16; ++kk) {
+            const std::uint32_t pa[4] = {wb::pack2_from_floats<T>(s[2 * kk][0], s[2 * kk][1]),
+                                         wb::pack2_from_floats<T>(s[2 * kk][2], s[2 * kk][3]),
+                                         wb::pack2_from_floats<T>(s[2 * kk + 1][0], s[2 * kk + 1][1]),
+                                         wb::pack2_from_floats<T>(s[2 * kk + 1][2], s[2 * kk + 1][3])};
+#pragma unroll
+            for (int n = 0; n < D / 8; n += 2) {
+                std::uint32_t r[4];
+                wb::ldmatrix_x4_trans(r, vs + (kk * 16 + lane % 16) * L::kLd + n * 8 + (lane / 16) * 8);
+                const std::uint32_t b0[2] = {r[0], r[1]}, b1[2] = {r[2], r[3]};
+                wb::mma_m16n8k16<T>(o[n], pa, b0, o[n]);
+                wb::mma_m16n8k16<T>(o[n + 1], pa, b1, o[n + 1]);
+            }
+        }
+    }
+
+    // Epilogue: the full row sums, O / l in the input type, lse = max + ln(l). A row with no visible key
+    // (l = 0) gets O = 0 and lse = -inf.
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+        const float sum = quad_sum(l[h]);
+        const float inv = sum > 0.0f ? 1.0f / sum : 0.0f;
+        const int row = row0 + h * 8;
+        if (row >= shape.q_len) continue;
+        T* out = O + q_base + static_cast<std::int64_t>(row) * D;
+#pragma unroll
+        for (int n = 0; n < D / 8; ++n)
+            *reinterpret_cast<std::uint32_t*>(out + n * 8 + 2 * t) =
+                wb::pack2_from_floats<T>(o[n][2 * h] * inv, o[n][2 * h + 1] * inv);
+        if (t == 0) lse[static_cast<std::int64_t>(bh) * shape.q_len + row] = sum > 0.0f ? m[h] + logf(sum) : -INFINITY;
     }
 }
 
@@ -174,26 +215,30 @@ template <typename T, int D>
 void launch(const ch09::Shape& shape, const void* q, const void* k, const void* v, void* o, float* lse,
             cudaStream_t stream)
 {
-    constexpr std::size_t kBytes = Smem<D>::kBytes;   // 72.5 KiB for D = 128: above the default 48 KiB
-    static const bool configured = [] {
-        WB_CUDA_CHECK(cudaFuncSetAttribute(tiled_kernel<T, D>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                           static_cast<int>(kBytes)));
+    auto kernel = attention_mma_kernel<T, D>;
+    static const bool configured = [&] {   // D = 128: 34 KiB, under the default 48 KiB; said anyway
+        WB_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           static_cast<int>(Layout<D>::kSmemBytes)));
         return true;
     }();
     (void)configured;
-    const std::int64_t items = ch09::heads_total(shape) * wb::ceil_div<std::int64_t>(shape.q_len, kRows);
-    const auto blocks = static_cast<unsigned>(std::min(items, kMaxBlocks));
-    tiled_kernel<T, D><<<blocks, kThreads, kBytes, stream>>>(shape, static_cast<const T*>(q), static_cast<const T*>(k),
-                                                             static_cast<const T*>(v), static_cast<T*>(o), lse);
+    const int q_tiles = wb::ceil_div(shape.q_len, kBlockQ);
+    const unsigned blocks = static_cast<unsigned>(shape.batch * shape.heads) * static_cast<unsigned>(q_tiles);
+    kernel<<<blocks, kThreads, Layout<D>::kSmemBytes, stream>>>(shape, q_tiles, static_cast<const T*>(q),
+                                                                static_cast<const T*>(k), static_cast<const T*>(v),
+                                                                static_cast<T*>(o), lse);
     WB_CHECK_LAUNCH();
 }
 
 template <typename T>
-void run(const ch09::Shape& shape, const void* q, const void* k, const void* v, void* o, float* lse,
-         cudaStream_t stream)
+void launch_dim(const ch09::Shape& shape, const void* q, const void* k, const void* v, void* o, float* lse,
+                cudaStream_t stream)
 {
-    if (shape.head_dim == 64) return launch<T, 64>(shape, q, k, v, o, lse, stream);
-    launch<T, 128>(shape, q, k, v, o, lse, stream);
+    if (shape.head_dim == 64) {
+        launch<T, 64>(shape, q, k, v, o, lse, stream);
+    } else {
+        launch<T, 128>(shape, q, k, v, o, lse, stream);
+    }
 }
 
 }   // namespace
@@ -201,8 +246,11 @@ void run(const ch09::Shape& shape, const void* q, const void* k, const void* v, 
 void attention_4_mma(const ch09::Shape& shape, const void* q, const void* k, const void* v, ch08::Dtype dtype, void* o,
                      float* lse, cudaStream_t stream)
 {
-    if (dtype == ch08::Dtype::f16) return run<__half>(shape, q, k, v, o, lse, stream);
-    run<__nv_bfloat16>(shape, q, k, v, o, lse, stream);
+    if (dtype == ch08::Dtype::f16) {
+        launch_dim<__half>(shape, q, k, v, o, lse, stream);
+    } else {
+        launch_dim<__nv_bfloat16>(shape, q, k, v, o, lse, stream);
+    }
 }
 
 }   // namespace WORKBOOK_TRACK

@@ -1,199 +1,378 @@
-// PLACEHOLDER: replaced by the tensor-core stage
-// Chapter 9, stage 5 (placeholder: stage 3's tiled attention), 64 queries per block, K and V tiles streamed through shared
-// memory, the online softmax per tile.                                               (reference solution)
+// Chapter 9, stage 5: the tensor-core attention with its copies overlapped.       (reference solution)
 //
-// Why it is faster than stage 2: in stage 2 every query row reads all of K and V by itself, so a head's
-// K and V cross the L2-to-SM path q_len times, and each score costs a load per multiply-add. Here a
-// block holds 64 query rows in shared memory and brings each tile of 32 keys and values in once for
-// all 64 rows: 64 times less traffic out of L2, and the inner loops run on shared memory and registers
-// (each float4 of K feeds 8 rows, each float4 of V 8 rows). This is FlashAttention's tiling (Dao et
-// al., 2022) on the fp32 units: the q_len x kv_len scores exist only one 64 x 32 tile at a time.
-// Under the causal mask, tiles beyond the last key the block's last row sees are not loaded at all.
+// Why it is faster than stage 4: stage 4 stops all 4 warps at every key tile while K and V travel
+// from global memory; its tensor cores idle for the whole trip. Here:
+//  - K and V are copied with cp.async (global to shared without registers) into two buffers each. The
+//    copy of K tile t + 1 starts before S = Q K^T of tile t, the copy of V tile t + 1 before its P V:
+//    each waits (cp.async.wait_group 1) only for the group it is about to read, so one tile's copies
+//    run under the previous tile's math.
+//  - Shared rows are not padded: the 16-byte chunk c of row r is stored at chunk c ^ (r % 8). Rows are
+//    128 or 256 bytes (D = 64, 128), so without the XOR the 8 rows one ldmatrix reads would all hit
+//    the same 4 banks; with it they hit 8 different groups of 4. Both the cp.async destinations and the
+//    ldmatrix addresses go through the one function swz().
+//  - The exponentials are exp2 (one MUFU.EX2) with log2(e) folded into the scale: scores are kept in
+//    log2 units, p = 2^(x - m), and lse is converted back to the natural log once per row.
+//  - Tiles are split into those that need no mask (all their keys visible to all the block's rows: the
+//    bulk of the loop, with no mask arithmetic) and the last ones that do (the kv_len tail, the causal
+//    diagonal). Causal tiles past the diagonal of the block's last row are never loaded.
+//  - Each warp owns 32 query rows (two 16-row mma tiles) instead of 16: every K and V fragment read from
+//    shared memory feeds two mma instead of one, which halves the shared-memory reads per mma (stage 4
+//    reads 256 bytes per mma; at 128 bytes per clock and SM, shared memory rather than the tensor cores
+//    can become the limit). The registers pay: for D = 128 the O accumulators alone are 128 per lane,
+//    so Q is read again from shared memory at every use instead of being held, and key tiles are 32
+//    long (64 for D = 64).
 #include "09_attention/stages.cuh"
 #include "common/primitives.cuh"
+#include "common/tensor_core.cuh"
 
-#include <algorithm>
+#include <cmath>
 
 namespace WORKBOOK_TRACK {
 
 namespace {
 
-constexpr int kRows = 64;   // query rows per block
-constexpr int kKeys = 32;   // keys per tile: one per lane
-constexpr int kWarps = 8;
-constexpr int kThreads = kWarps * wb::kWarpSize;
-constexpr int kRowsPerWarp = kRows / kWarps;   // 8
-constexpr std::int64_t kMaxBlocks = std::int64_t{1} << 20;
-
-/// Shared memory, in floats: Q (64 x D), K (32 x (D + 4): the padding puts the rows 4 banks apart, so
-/// the 8 lanes of one phase of a float4 read hit 8 different groups of banks), V (32 x D), P (a
-/// 8 x 32 tile per warp).
+/// The tile sizes. Three knobs: kMTiles (16-row mma tiles per warp: 1 or 2), kBlockK (keys per tile: 32 or
+/// 64), kQInRegisters; every combination that fits in shared memory is correct (each was checked in emulation).
 template <int D>
-struct Smem {
-    static constexpr int kKStride = D + 4;
-    static constexpr int kQ = 0;
-    static constexpr int kK = kQ + kRows * D;
-    static constexpr int kV = kK + kKeys * kKStride;
-    static constexpr int kP = kV + kKeys * D;
-    static constexpr int kFloats = kP + kWarps * kRowsPerWarp * kKeys;
-    static constexpr std::size_t kBytes = kFloats * sizeof(float);
+struct Config {
+    static constexpr int kMTiles = 2;                   // 32 query rows per warp
+    static constexpr int kBlockK = D == 64 ? 64 : 32;   // D = 128: a 32-key tile keeps S in fewer registers
+    static constexpr bool kQInRegisters = D == 64;      // D = 128: 64 more registers would not fit
+    static constexpr int kSTiles = kBlockK / 8;         // 16 x 8 mma tiles of S per 16 query rows and tile
+    static constexpr int kWarps = 4;
+    static constexpr int kThreads = kWarps * 32;
+    static constexpr int kBlockQ = kWarps * 16 * kMTiles;   // 128 query rows per block
+    static constexpr int kTileElems = kBlockK * D;
+    // Shared memory: K0, V0, K1, V1 (double buffers), then Q. Where Q goes to registers, it passes through
+    // K1 and V1 before they are first written and needs no room of its own.
+    static constexpr int kQElems = kBlockQ * D;
+    static_assert(!kQInRegisters || kQElems <= 2 * kTileElems, "Q fits in the second K and V buffers");
+    static constexpr std::size_t kSmemBytes = (4 * kTileElems + (kQInRegisters ? 0 : kQElems)) * sizeof(std::uint16_t);
 };
 
-/// Copies @p count rows of D 16-bit elements, from row @p first of a [rows_in, D] matrix, into floats
-/// at @p dst (row stride @p stride); rows past the end become zeros. 16-byte chunks, all threads.
-template <typename T, int D>
-__device__ void load_rows(float* dst, int stride, const T* src, std::int64_t first, std::int64_t rows_in, int count)
+/// Element (r, c) of a [rows][D] tile: chunk c / 8 of row r stored at chunk (c / 8) ^ (r % 8). @p c is a
+/// multiple of 8 in every use (the start of a 16-byte chunk, as cp.async and ldmatrix need).
+template <int D>
+__device__ __forceinline__ int swz(int r, int c)
 {
-    constexpr int kChunksPerRow = D / 8;
-    for (int c = threadIdx.x; c < count * kChunksPerRow; c += kThreads) {
-        const int r = c / kChunksPerRow, d = (c % kChunksPerRow) * 8;
-        float4 lo = make_float4(0.0f, 0.0f, 0.0f, 0.0f), hi = lo;
-        if (first + r < rows_in) {
-            const ch08::Chunk chunk = *reinterpret_cast<const ch08::Chunk*>(src + (first + r) * D + d);
-            const T* e = reinterpret_cast<const T*>(&chunk);
-            lo = make_float4(wb::to_float(e[0]), wb::to_float(e[1]), wb::to_float(e[2]), wb::to_float(e[3]));
-            hi = make_float4(wb::to_float(e[4]), wb::to_float(e[5]), wb::to_float(e[6]), wb::to_float(e[7]));
+    return r * D + (((c / ch08::kChunkElems) ^ (r % 8)) * ch08::kChunkElems);
+}
+
+/// Issues the cp.async copies of rows r0 .. r0 + kRows - 1 of a [rows][D] matrix into a swizzled tile;
+/// rows past the end are zero-filled (their source is not read).
+template <int D, int kRows, int kThreads>
+__device__ __forceinline__ void copy_tile_async(std::uint16_t* tile, const std::uint16_t* src, int r0, int rows)
+{
+    constexpr int kChunksPerRow = D / ch08::kChunkElems;
+    static_assert(kRows * kChunksPerRow % kThreads == 0, "the copies divide evenly");
+#pragma unroll
+    for (int copy = 0; copy < kRows * kChunksPerRow / kThreads; ++copy) {
+        const int i = threadIdx.x + copy * kThreads;
+        const int r = i / kChunksPerRow, c = (i % kChunksPerRow) * ch08::kChunkElems;
+        const bool inside = r0 + r < rows;
+        const std::uint16_t* from = inside ? src + static_cast<std::int64_t>(r0 + r) * D + c : src;
+        ch08::cp_async16(tile + swz<D>(r, c), from, inside);
+    }
+}
+
+__device__ __forceinline__ float quad_max(float x)
+{
+    x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 1));
+    return fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 2));
+}
+__device__ __forceinline__ float quad_sum(float x)
+{
+    x += __shfl_xor_sync(0xffffffffu, x, 1);
+    return x + __shfl_xor_sync(0xffffffffu, x, 2);
+}
+
+/// The per-warp state of the online softmax, per 16-row tile mt: O (16 x D), and for rows g and g + 8 the
+/// running max (log2 units) and this lane's part of the running sum.
+template <int D, int kM>
+struct RowState {
+    float o[kM][D / 8][4];
+    float m[kM][2];
+    float l[kM][2];
+};
+
+/// The warp's Q: A fragments in registers (loaded once), or read again from shared memory at each use,
+/// which trades shared-memory reads for the registers that 32 rows x 128 columns would need.
+template <int D, int kM, bool kInRegisters>
+struct QFragments {
+    std::uint32_t a[kInRegisters ? kM : 1][kInRegisters ? D / 16 : 1][4];
+    const std::uint16_t* qs;   // the block's Q tile
+    int row;                   // this lane's ldmatrix row for mt = 0: warp * 16 kM + lane % 16
+
+    __device__ __forceinline__ void load(const std::uint16_t* q_tile, int warp, int lane)
+    {
+        qs = q_tile;
+        row = warp * 16 * kM + lane % 16;
+        if constexpr (kInRegisters) {
+#pragma unroll
+            for (int mt = 0; mt < kM; ++mt)
+#pragma unroll
+                for (int kk = 0; kk < D / 16; ++kk) read(a[mt][kk], mt, kk, lane);
         }
-        *reinterpret_cast<float4*>(dst + r * stride + d) = lo;
-        *reinterpret_cast<float4*>(dst + r * stride + d + 4) = hi;
+    }
+    __device__ __forceinline__ void read(std::uint32_t (&frag)[4], int mt, int kk, int lane) const
+    {
+        wb::ldmatrix_x4(frag, qs + swz<D>(row + mt * 16, kk * 16 + (lane / 16) * 8));
+    }
+    /// The fragment of rows mt, columns 16 kk .. 16 kk + 15.
+    __device__ __forceinline__ void get(std::uint32_t (&frag)[4], int mt, int kk, int lane) const
+    {
+        if constexpr (kInRegisters) {
+            frag[0] = a[mt][kk][0], frag[1] = a[mt][kk][1], frag[2] = a[mt][kk][2], frag[3] = a[mt][kk][3];
+        } else {
+            read(frag, mt, kk, lane);
+        }
+    }
+};
+
+/// S = Q K^T for one key tile (32 x 64 per warp), in log2 units: scale * log2(e) * q.k. Every K fragment
+/// (one ldmatrix.x4: two 16 x 8 tiles) serves kM row tiles.
+template <typename T, int D, int kM, int kSTiles, bool kQRegs>
+__device__ __forceinline__ void scores(float (&s)[kM][kSTiles][4], const QFragments<D, kM, kQRegs>& qf,
+                                       const std::uint16_t* ks, int lane, float scale_log2)
+{
+#pragma unroll
+    for (int mt = 0; mt < kM; ++mt)
+#pragma unroll
+        for (int j = 0; j < kSTiles; ++j) s[mt][j][0] = s[mt][j][1] = s[mt][j][2] = s[mt][j][3] = 0.0f;
+#pragma unroll
+    for (int kk = 0; kk < D / 16; ++kk) {
+        std::uint32_t a[kM][4];
+#pragma unroll
+        for (int mt = 0; mt < kM; ++mt) qf.get(a[mt], mt, kk, lane);
+#pragma unroll
+        for (int j = 0; j < kSTiles; j += 2) {
+            std::uint32_t r[4];
+            wb::ldmatrix_x4(r, ks + swz<D>(j * 8 + (lane / 16) * 8 + lane % 8, kk * 16 + ((lane / 8) % 2) * 8));
+            const std::uint32_t b0[2] = {r[0], r[1]}, b1[2] = {r[2], r[3]};
+#pragma unroll
+            for (int mt = 0; mt < kM; ++mt) {
+                wb::mma_m16n8k16<T>(s[mt][j], a[mt], b0, s[mt][j]);
+                wb::mma_m16n8k16<T>(s[mt][j + 1], a[mt], b1, s[mt][j + 1]);
+            }
+        }
+    }
+#pragma unroll
+    for (int mt = 0; mt < kM; ++mt)
+#pragma unroll
+        for (int j = 0; j < kSTiles; ++j)
+#pragma unroll
+            for (int e = 0; e < 4; ++e) s[mt][j][e] *= scale_log2;
+}
+
+/// The online-softmax update of one tile: new row max, rescale of O and of the old sum, P = 2^(S - max)
+/// left in @p s.
+template <int D, int kM, int kSTiles>
+__device__ __forceinline__ void softmax_update(RowState<D, kM>& st, float (&s)[kM][kSTiles][4])
+{
+#pragma unroll
+    for (int mt = 0; mt < kM; ++mt)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {   // h = 0: row g (elements 0, 1), h = 1: row g + 8 (elements 2, 3)
+            float tile_max = -INFINITY;
+#pragma unroll
+            for (int j = 0; j < kSTiles; ++j) tile_max = fmaxf(tile_max, fmaxf(s[mt][j][2 * h], s[mt][j][2 * h + 1]));
+            const float m_new = fmaxf(st.m[mt][h], quad_max(tile_max));
+            const float m_use = m_new == -INFINITY ? 0.0f : m_new;   // a row with no visible key yet: no NaN
+            const float alpha = exp2f(st.m[mt][h] - m_use);
+            st.m[mt][h] = m_new;
+            float sum = 0.0f;
+#pragma unroll
+            for (int j = 0; j < kSTiles; ++j)
+#pragma unroll
+                for (int e = 2 * h; e < 2 * h + 2; ++e) {
+                    s[mt][j][e] = exp2f(s[mt][j][e] - m_use);
+                    sum += s[mt][j][e];
+                }
+            st.l[mt][h] = st.l[mt][h] * alpha + sum;
+#pragma unroll
+            for (int n = 0; n < D / 8; ++n) st.o[mt][n][2 * h] *= alpha, st.o[mt][n][2 * h + 1] *= alpha;
+        }
+}
+
+/// O += P V for one key tile, P straight from the S accumulators (see stage 4 for the layout argument).
+/// Every V fragment (one ldmatrix.x4.trans: two 16 x 8 tiles) serves kM row tiles.
+template <typename T, int D, int kM, int kSTiles>
+__device__ __forceinline__ void accumulate_pv(RowState<D, kM>& st, const float (&p)[kM][kSTiles][4],
+                                              const std::uint16_t* vs, int lane)
+{
+#pragma unroll
+    for (int kk = 0; kk < kSTiles / 2; ++kk) {
+        std::uint32_t pa[kM][4];
+#pragma unroll
+        for (int mt = 0; mt < kM; ++mt) {
+            pa[mt][0] = wb::pack2_from_floats<T>(p[mt][2 * kk][0], p[mt][2 * kk][1]);
+            pa[mt][1] = wb::pack2_from_floats<T>(p[mt][2 * kk][2], p[mt][2 * kk][3]);
+            pa[mt][2] = wb::pack2_from_floats<T>(p[mt][2 * kk + 1][0], p[mt][2 * kk + 1][1]);
+            pa[mt][3] = wb::pack2_from_floats<T>(p[mt][2 * kk + 1][2], p[mt][2 * kk + 1][3]);
+        }
+#pragma unroll
+        for (int n = 0; n < D / 8; n += 2) {
+            std::uint32_t r[4];
+            wb::ldmatrix_x4_trans(r, vs + swz<D>(kk * 16 + lane % 16, n * 8 + (lane / 16) * 8));
+            const std::uint32_t b0[2] = {r[0], r[1]}, b1[2] = {r[2], r[3]};
+#pragma unroll
+            for (int mt = 0; mt < kM; ++mt) {
+                wb::mma_m16n8k16<T>(st.o[mt][n], pa[mt], b0, st.o[mt][n]);
+                wb::mma_m16n8k16<T>(st.o[mt][n + 1], pa[mt], b1, st.o[mt][n + 1]);
+            }
+        }
     }
 }
 
 template <typename T, int D>
-__global__ void __launch_bounds__(kThreads)
-    tiled_kernel(ch09::Shape shape, const T* __restrict__ q, const T* __restrict__ k, const T* __restrict__ v,
-                 T* __restrict__ o, float* __restrict__ lse)
+__global__ void __launch_bounds__(Config<D>::kThreads)
+    attention_pipelined_kernel(ch09::Shape shape, int q_tiles, const T* __restrict__ Q, const T* __restrict__ K,
+                               const T* __restrict__ V, T* __restrict__ O, float* __restrict__ lse)
 {
-    using S = Smem<D>;
-    constexpr int kPer = D / wb::kWarpSize;   // output dims per lane (consecutive): 2 or 4
-    using VPack = wb::Pack<float, kPer>;
-    using OPack = wb::Pack<T, kPer>;
-    extern __shared__ float4 smem_raw[];
-    float* smem = reinterpret_cast<float*>(smem_raw);
-    float* q_tile = smem + S::kQ;
-    float* k_tile = smem + S::kK;
-    float* v_tile = smem + S::kV;
+    using C = Config<D>;
+    constexpr int kM = C::kMTiles, kBlockK = C::kBlockK, kSTiles = C::kSTiles;
+    extern __shared__ __align__(128) std::uint16_t smem[];
+    // Buffer b = tile % 2 holds K at smem + 2b tiles and V right after it (pointer arithmetic, not an array of
+    // pointers: an array indexed at run time would live in local memory).
+    auto k_buf = [&](int tile) { return smem + (tile % 2) * 2 * C::kTileElems; };
+    auto v_buf = [&](int tile) { return smem + (tile % 2) * 2 * C::kTileElems + C::kTileElems; };
+    std::uint16_t* qs = C::kQInRegisters ? k_buf(1) : smem + 4 * C::kTileElems;
 
-    const int warp = threadIdx.x / wb::kWarpSize, lane = threadIdx.x % wb::kWarpSize;
-    float* p_tile = smem + S::kP + warp * kRowsPerWarp * kKeys;
-    const std::int64_t q_tiles = wb::ceil_div<std::int64_t>(shape.q_len, kRows);
-    const std::int64_t items = ch09::heads_total(shape) * q_tiles;
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int g = lane / 4, t = lane % 4;
+    const int bh = blockIdx.x / q_tiles;
+    const int qt = shape.causal ? q_tiles - 1 - blockIdx.x % q_tiles : blockIdx.x % q_tiles;
+    const int q0 = qt * C::kBlockQ;
+    const std::int64_t q_base = static_cast<std::int64_t>(bh) * shape.q_len * D;
+    const std::int64_t kv_base = static_cast<std::int64_t>(bh) * shape.kv_len * D;
+    const auto* q_bits = reinterpret_cast<const std::uint16_t*>(Q) + q_base;
+    const auto* k_bits = reinterpret_cast<const std::uint16_t*>(K) + kv_base;
+    const auto* v_bits = reinterpret_cast<const std::uint16_t*>(V) + kv_base;
 
-    for (std::int64_t item = blockIdx.x; item < items; item += gridDim.x) {
-        const std::int64_t bh = item / q_tiles;
-        const int r0 = static_cast<int>(item % q_tiles) * kRows;
-        const T* kb = k + bh * shape.kv_len * D;
-        const T* vb = v + bh * shape.kv_len * D;
-        __syncthreads();   // the previous item's last reads of the tiles are done
-        load_rows<T, D>(q_tile, D, q + (bh * shape.q_len) * D, r0, shape.q_len, kRows);
-
-        // This warp's rows: how many keys each sees (0 for rows past q_len), and their online state.
-        int visible[kRowsPerWarp];
-        float m[kRowsPerWarp], l[kRowsPerWarp], acc[kRowsPerWarp][kPer];
-#pragma unroll
-        for (int r = 0; r < kRowsPerWarp; ++r) {
-            const int row = r0 + warp * kRowsPerWarp + r;
-            visible[r] = row < shape.q_len ? ch09::visible_keys(shape, row) : 0;
-            m[r] = -INFINITY, l[r] = 0.0f;
-#pragma unroll
-            for (int d = 0; d < kPer; ++d) acc[r][d] = 0.0f;
-        }
-        // The block's last row sees the most keys (the mask is monotonic): no tile beyond is loaded.
-        const int last_row = min(r0 + kRows, shape.q_len) - 1;
-        const int block_keys = ch09::visible_keys(shape, last_row);
-
-        for (int j0 = 0; j0 < block_keys; j0 += kKeys) {
-            __syncthreads();   // every warp is done with the previous K and V tiles (and Q is loaded)
-            load_rows<T, D>(k_tile, S::kKStride, kb, j0, shape.kv_len, kKeys);
-            load_rows<T, D>(v_tile, D, vb, j0, shape.kv_len, kKeys);
-            __syncthreads();   // the tiles are complete before anyone reads them
-
-            // Scores of key j0 + lane for the warp's 8 rows.
-            float s[kRowsPerWarp] = {};
-            const float* kr = k_tile + lane * S::kKStride;
-#pragma unroll 4
-            for (int d = 0; d < D; d += 4) {
-                const float4 kk = *reinterpret_cast<const float4*>(kr + d);
-#pragma unroll
-                for (int r = 0; r < kRowsPerWarp; ++r) {   // the Q row: one address for all lanes (broadcast)
-                    const float4 qq = *reinterpret_cast<const float4*>(q_tile + (warp * kRowsPerWarp + r) * D + d);
-                    s[r] = fmaf(qq.x, kk.x, fmaf(qq.y, kk.y, fmaf(qq.z, kk.z, fmaf(qq.w, kk.w, s[r]))));
-                }
-            }
-            // The online softmax, one tile at a time.
-#pragma unroll
-            for (int r = 0; r < kRowsPerWarp; ++r) {
-                const float score = j0 + lane < visible[r] ? s[r] * shape.scale : -INFINITY;
-                const float m_new = fmaxf(m[r], wb::warp_reduce_max(score));
-                // A row that has seen no key yet keeps m = -inf: exp(-inf - -inf) would be NaN.
-                const float correction = m_new == -INFINITY ? 1.0f : __expf(m[r] - m_new);
-                const float p = m_new == -INFINITY ? 0.0f : __expf(score - m_new);
-                l[r] = l[r] * correction + p;   // per lane; summed across the warp once, at the end
-#pragma unroll
-                for (int d = 0; d < kPer; ++d) acc[r][d] *= correction;
-                m[r] = m_new;
-                p_tile[r * kKeys + lane] = p;
-            }
-            __syncwarp();   // the warp's P tile is complete
-                            // O += P V: 4 keys at a time, each V float read by the lane that owns its dims.
-#pragma unroll 2
-            for (int j = 0; j < kKeys; j += 4) {
-                VPack vv[4];
-#pragma unroll
-                for (int t = 0; t < 4; ++t) vv[t] = *reinterpret_cast<const VPack*>(v_tile + (j + t) * D + lane * kPer);
-#pragma unroll
-                for (int r = 0; r < kRowsPerWarp; ++r) {
-                    const float4 pp = *reinterpret_cast<const float4*>(p_tile + r * kKeys + j);
-#pragma unroll
-                    for (int d = 0; d < kPer; ++d)
-                        acc[r][d] =
-                            fmaf(pp.x, vv[0].v[d],
-                                 fmaf(pp.y, vv[1].v[d], fmaf(pp.z, vv[2].v[d], fmaf(pp.w, vv[3].v[d], acc[r][d]))));
-                }
-            }
-            __syncwarp();   // P is read before the next tile overwrites it
-        }
-
-#pragma unroll
-        for (int r = 0; r < kRowsPerWarp; ++r) {
-            const int row = r0 + warp * kRowsPerWarp + r;
-            const float sum = wb::warp_reduce_sum(l[r]);
-            if (row >= shape.q_len) continue;
-            const std::int64_t out_row = bh * shape.q_len + row;
-            const float inv = visible[r] > 0 ? 1.0f / sum : 0.0f;   // a row that sees no key: O = 0
-            OPack out;
-#pragma unroll
-            for (int d = 0; d < kPer; ++d) out.v[d] = wb::from_float<T>(acc[r][d] * inv);
-            *reinterpret_cast<OPack*>(o + out_row * D + lane * kPer) = out;
-            if (lane == 0) lse[out_row] = visible[r] > 0 ? m[r] + logf(sum) : -INFINITY;
-        }
+    // Which tiles: [0, kv_tiles) are needed; from `first_masked` on they need the mask (kv_len tail, or a key
+    // past the diagonal of the block's first row: query i sees key j iff j <= i + diag).
+    const int diag = shape.kv_len - shape.q_len;
+    int kv_end = shape.kv_len;
+    int unmasked_end = shape.kv_len / kBlockK * kBlockK;   // keys of full tiles
+    if (shape.causal) {
+        kv_end = min(kv_end, max(0, min(q0 + C::kBlockQ, shape.q_len) + diag));
+        unmasked_end = min(unmasked_end, max(0, q0 + diag + 1));   // keys every row of the block sees
     }
+    const int kv_tiles = wb::ceil_div(kv_end, kBlockK);
+    const int first_masked = min(kv_tiles, unmasked_end / kBlockK);
+
+    auto issue_k = [&](int tile) {
+        if (tile < kv_tiles)
+            copy_tile_async<D, kBlockK, C::kThreads>(k_buf(tile), k_bits, tile * kBlockK, shape.kv_len);
+        ch08::cp_async_commit();   // an empty group past the end keeps the wait counts uniform
+    };
+    auto issue_v = [&](int tile) {
+        if (tile < kv_tiles)
+            copy_tile_async<D, kBlockK, C::kThreads>(v_buf(tile), v_bits, tile * kBlockK, shape.kv_len);
+        ch08::cp_async_commit();
+    };
+
+    // Prologue: Q, K0, V0 in flight as three groups; wait for Q only.
+    copy_tile_async<D, C::kBlockQ, C::kThreads>(qs, q_bits, q0, shape.q_len);
+    ch08::cp_async_commit();
+    issue_k(0);
+    issue_v(0);
+    ch08::cp_async_wait<2>();
+    __syncthreads();
+    QFragments<D, kM, C::kQInRegisters> qf;
+    qf.load(qs, warp, lane);
+
+    RowState<D, kM> st;
+#pragma unroll
+    for (int mt = 0; mt < kM; ++mt) {
+#pragma unroll
+        for (int n = 0; n < D / 8; ++n) st.o[mt][n][0] = st.o[mt][n][1] = st.o[mt][n][2] = st.o[mt][n][3] = 0.0f;
+        st.m[mt][0] = st.m[mt][1] = -INFINITY;
+        st.l[mt][0] = st.l[mt][1] = 0.0f;
+    }
+    const float scale_log2 = shape.scale * ch09::kLog2e;
+    const int row0 = q0 + warp * 16 * kM + g;   // this lane's rows: row0 + 16 mt + 8 h
+
+    // One key tile. Group order: ..., K(t), V(t) committed before the top; K(t + 1) inside.
+    auto step = [&](int tile, auto masked) {
+        ch08::cp_async_wait<1>();   // K(t) has landed (V(t) may still be in flight) ...
+        __syncthreads();            // ... for every thread; and everyone is done with K(t - 1), V(t - 1), Q
+        issue_k(tile + 1);          // into the buffer of K(t - 1)
+        float s[kM][kSTiles][4];
+        scores<T, D>(s, qf, k_buf(tile), lane, scale_log2);
+        if constexpr (decltype(masked)::value) {
+            const int k0 = tile * kBlockK;
+#pragma unroll
+            for (int mt = 0; mt < kM; ++mt)
+#pragma unroll
+                for (int j = 0; j < kSTiles; ++j)
+#pragma unroll
+                    for (int e = 0; e < 4; ++e) {
+                        const int key = k0 + j * 8 + 2 * t + e % 2, row = row0 + mt * 16 + (e / 2) * 8;
+                        if (key >= shape.kv_len || (shape.causal && key > row + diag)) s[mt][j][e] = -INFINITY;
+                    }
+        }
+        softmax_update<D>(st, s);
+        ch08::cp_async_wait<1>();   // V(t) has landed (K(t + 1) may be in flight) ...
+        __syncthreads();            // ... for every thread
+        issue_v(tile + 1);          // into the buffer of V(t - 1): everyone passed the barrier above after using it
+        accumulate_pv<T, D>(st, s, v_buf(tile), lane);
+    };
+
+    int tile = 0;
+    for (; tile < first_masked; ++tile) step(tile, std::false_type{});
+    for (; tile < kv_tiles; ++tile) step(tile, std::true_type{});
+    ch08::cp_async_wait<0>();   // no copy may still target shared memory when the block ends
+
+    // Epilogue: O / l, lse = ln(2) * (m + log2(l)); a row with no visible key gets O = 0, lse = -inf.
+#pragma unroll
+    for (int mt = 0; mt < kM; ++mt)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            const float sum = quad_sum(st.l[mt][h]);
+            const float inv = sum > 0.0f ? 1.0f / sum : 0.0f;
+            const int row = row0 + mt * 16 + h * 8;
+            if (row >= shape.q_len) continue;
+            T* out = O + q_base + static_cast<std::int64_t>(row) * D;
+#pragma unroll
+            for (int n = 0; n < D / 8; ++n)
+                *reinterpret_cast<std::uint32_t*>(out + n * 8 + 2 * t) =
+                    wb::pack2_from_floats<T>(st.o[mt][n][2 * h] * inv, st.o[mt][n][2 * h + 1] * inv);
+            if (t == 0)
+                lse[static_cast<std::int64_t>(bh) * shape.q_len + row] =
+                    sum > 0.0f ? (st.m[mt][h] + log2f(sum)) * ch09::kLn2 : -INFINITY;
+        }
 }
 
 template <typename T, int D>
 void launch(const ch09::Shape& shape, const void* q, const void* k, const void* v, void* o, float* lse,
             cudaStream_t stream)
 {
-    constexpr std::size_t kBytes = Smem<D>::kBytes;   // 72.5 KiB for D = 128: above the default 48 KiB
-    static const bool configured = [] {
-        WB_CUDA_CHECK(cudaFuncSetAttribute(tiled_kernel<T, D>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                           static_cast<int>(kBytes)));
+    using C = Config<D>;
+    auto kernel = attention_pipelined_kernel<T, D>;
+    static const bool configured = [&] {   // D = 128: 64 KiB, over the default 48 KiB
+        WB_CUDA_CHECK(
+            cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(C::kSmemBytes)));
         return true;
     }();
     (void)configured;
-    const std::int64_t items = ch09::heads_total(shape) * wb::ceil_div<std::int64_t>(shape.q_len, kRows);
-    const auto blocks = static_cast<unsigned>(std::min(items, kMaxBlocks));
-    tiled_kernel<T, D><<<blocks, kThreads, kBytes, stream>>>(shape, static_cast<const T*>(q), static_cast<const T*>(k),
-                                                             static_cast<const T*>(v), static_cast<T*>(o), lse);
+    const int q_tiles = wb::ceil_div(shape.q_len, C::kBlockQ);
+    const unsigned blocks = static_cast<unsigned>(shape.batch * shape.heads) * static_cast<unsigned>(q_tiles);
+    kernel<<<blocks, C::kThreads, C::kSmemBytes, stream>>>(shape, q_tiles, static_cast<const T*>(q),
+                                                           static_cast<const T*>(k), static_cast<const T*>(v),
+                                                           static_cast<T*>(o), lse);
     WB_CHECK_LAUNCH();
 }
 
 template <typename T>
-void run(const ch09::Shape& shape, const void* q, const void* k, const void* v, void* o, float* lse,
-         cudaStream_t stream)
+void launch_dim(const ch09::Shape& shape, const void* q, const void* k, const void* v, void* o, float* lse,
+                cudaStream_t stream)
 {
-    if (shape.head_dim == 64) return launch<T, 64>(shape, q, k, v, o, lse, stream);
-    launch<T, 128>(shape, q, k, v, o, lse, stream);
+    if (shape.head_dim == 64) {
+        launch<T, 64>(shape, q, k, v, o, lse, stream);
+    } else {
+        launch<T, 128>(shape, q, k, v, o, lse, stream);
+    }
 }
 
 }   // namespace
@@ -201,8 +380,11 @@ void run(const ch09::Shape& shape, const void* q, const void* k, const void* v, 
 void attention_5_pipelined(const ch09::Shape& shape, const void* q, const void* k, const void* v, ch08::Dtype dtype,
                            void* o, float* lse, cudaStream_t stream)
 {
-    if (dtype == ch08::Dtype::f16) return run<__half>(shape, q, k, v, o, lse, stream);
-    run<__nv_bfloat16>(shape, q, k, v, o, lse, stream);
+    if (dtype == ch08::Dtype::f16) {
+        launch_dim<__half>(shape, q, k, v, o, lse, stream);
+    } else {
+        launch_dim<__nv_bfloat16>(shape, q, k, v, o, lse, stream);
+    }
 }
 
 }   // namespace WORKBOOK_TRACK
