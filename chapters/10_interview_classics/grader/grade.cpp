@@ -52,8 +52,8 @@ std::string likely_cause(const Case& c, double got, int call, bool first_call_ok
     const double expected = c.expected;
     if (call > 1 && first_call_ok) {
         if (std::fabs(got - 2 * expected) <= std::fabs(expected) * 1e-5 + 1e-30)
-            return "twice the right value on the second call: out[0] was not set to 0 before the atomics (the "
-                   "first call found 0 by luck of the poison's NaN being overwritten?).";
+            return "twice the right value on the second call: out[0] was set to 0 on the first call only (a static "
+                   "flag?), so the second call added to the first result: set it to 0 on every call.";
         return "the first call was right and this one is not: state left behind by the previous call.";
     }
     if (std::isnan(got)) {
@@ -68,13 +68,15 @@ std::string likely_cause(const Case& c, double got, int call, bool first_call_ok
             return "exactly " + fmt(m) + " times the right value: every value counted " + fmt(m) +
                    " times (each block reading the whole input? a grid-stride loop that steps by blockDim.x only?).";
     }
-    if (c.exact && got != 0.0 && std::fabs(got) < std::fabs(expected)) {
-        return "part of the input is missing from the result: the grid-stride tail (elements past the last full "
-               "stride) not read, blocks that store out[0] = their sum instead of adding it with atomicAdd (only "
-               "one block's sum survives), or a plain += on out[0] that loses updates (a race).";
+    if (got == 0.0 && expected != 0.0) {
+        return "0: nothing was added to out[0]: a grid-stride loop that skips the grid-stride tail (on a small "
+               "input every element is in the tail), or a kernel that exits before its atomic.";
     }
-    if (got == 0.0 && expected != 0.0)
-        return "0: nothing was added to out[0] (a kernel that was not launched, or that exits before its atomic?).";
+    if (c.exact) {
+        return "an exact sum came out wrong, so values were lost or counted twice: the grid-stride tail (elements "
+               "past the last whole stride) not read, blocks that store out[0] = their sum instead of adding it "
+               "with atomicAdd (only one block's sum survives), or a plain += on out[0] that loses updates (a race).";
+    }
     return "the error is far beyond rounding: values lost or counted twice (wrong indices, a plain += on out[0] "
            "from several blocks, a block sum read before every warp wrote its part).";
 }
@@ -299,7 +301,15 @@ void check_softmax(wb::Stage& stage, SoftmaxLauncher softmax)
             stage.run([&](cudaStream_t s) { softmax(dx.data(), dy.data(), n, workspace.data(), s); });
             wb::CompareReport report = wb::compare(ch10::softmax_reference(c.x), dy.download(), softmax_tolerance(c),
                                                    wb::Layout::vector(), wb::Operation::exponential());
-            if (!report.ok && !report.nothing_written && !c.hint.empty()) report.message += "\n  this input: " + c.hint;
+            if (!report.ok && !report.nothing_written) {
+                if (!c.hint.empty()) {
+                    report.message += "\n  this input: " + c.hint;
+                } else if (std::signbit(*std::max_element(c.x.begin(), c.x.end()))) {
+                    report.message += "\n  this input: every value is negative. A float atomicMax on the int bits is "
+                                      "right only for values >= +0.0: negative floats order backwards as ints, so it "
+                                      "keeps the most negative value (or the starting -inf) instead of the maximum.";
+                }
+            }
             stage.expect(report, c.label + (call > 1 ? " (call " + std::to_string(call) + ")" : ""));
         }
         if (n == 65537 && dx.download() != c.x) {
