@@ -100,8 +100,9 @@ wb::CompareReport judge(const Case& c, const std::vector<float>& out, int call, 
         report.ok = false;
         report.nothing_written = true;
         report.untouched = 1;
-        report.message = "not implemented yet: *out was never written (it still holds the NaN poison the grader "
-                         "put there).";
+        report.message =
+            "not implemented yet: *out was never written (it still holds the NaN poison the grader "
+            "put there).";
         return report;
     }
     const wb::CompareReport value = wb::compare(std::vector<double>{c.expected}, std::vector<float>{got}, c.tolerance);
@@ -111,8 +112,8 @@ wb::CompareReport judge(const Case& c, const std::vector<float>& out, int call, 
     report.first_bad = 0;
     report.expected_at_first = c.expected;
     report.got_at_first = got;
-    report.message = "expected " + fmt(c.expected) + ", got " + fmt(got) + " (allowed error " +
-                     c.tolerance.describe() + ")\n  likely cause: " + likely_cause(c, got, call, first_call_ok);
+    report.message = "expected " + fmt(c.expected) + ", got " + fmt(got) + " (allowed error " + c.tolerance.describe() +
+                     ")\n  likely cause: " + likely_cause(c, got, call, first_call_ok);
     return report;
 }
 
@@ -145,8 +146,8 @@ std::vector<Case> all_cases(bool dot, int stage)
         c.y = std::move(y);
         const auto n = static_cast<int64_t>(c.x.size());
         c.expected = ch10::sum_reference(c.x, c.y);
-        c.tolerance = wb::Tolerance::sum_of(ch10::sum_abs_reference(c.x, c.y),
-                                            ch10::depth_for(stage, n) + (c.y.empty() ? 0 : 1));
+        c.tolerance =
+            wb::Tolerance::sum_of(ch10::sum_abs_reference(c.x, c.y), ch10::depth_for(stage, n) + (c.y.empty() ? 0 : 1));
         cases.push_back(std::move(c));
     };
     auto maybe = [&](int64_t n) { return dot ? wb::uniform_floats(n, -1.f, 1.f, rng) : std::vector<float>{}; };
@@ -231,7 +232,8 @@ std::vector<SoftmaxCase> softmax_cases()
         // overflows (softmax does not depend on the maximum subtracted, only on no overflow).
         auto x = wb::uniform_floats(n, -120.f, -100.f, rng);
         x[n / 2] = -0.0f;
-        cases.push_back({"n = " + std::to_string(n) + ", every value in [-120, -100) but one: the maximum -0.0 at index " +
+        cases.push_back({"n = " + std::to_string(n) +
+                             ", every value in [-120, -100) but one: the maximum -0.0 at index " +
                              std::to_string(n / 2),
                          std::move(x), false,
                          "the maximum is -0.0, whose sign bit is set: a float atomicMax that sends it down the "
@@ -305,9 +307,10 @@ void check_softmax(wb::Stage& stage, SoftmaxLauncher softmax)
                 if (!c.hint.empty()) {
                     report.message += "\n  this input: " + c.hint;
                 } else if (std::signbit(*std::max_element(c.x.begin(), c.x.end()))) {
-                    report.message += "\n  this input: every value is negative. A float atomicMax on the int bits is "
-                                      "right only for values >= +0.0: negative floats order backwards as ints, so it "
-                                      "keeps the most negative value (or the starting -inf) instead of the maximum.";
+                    report.message +=
+                        "\n  this input: every value is negative. A float atomicMax on the int bits is "
+                        "right only for values >= +0.0: negative floats order backwards as ints, so it "
+                        "keeps the most negative value (or the starting -inf) instead of the maximum.";
                 }
             }
             stage.expect(report, c.label + (call > 1 ? " (call " + std::to_string(call) + ")" : ""));
@@ -439,9 +442,7 @@ void grade_stage_case<5>(wb::Stage& stage)
     wb::SpeedCase speed;
     speed.description = "2^24 floats";
     speed.candidate = [&](cudaStream_t s) { stages::candidate<5>(x.data(), y.data(), n, w_candidate.data(), s); };
-    speed.current_reference = [&](cudaStream_t s) {
-        stages::current<5>(x.data(), y.data(), n, w_current.data(), s);
-    };
+    speed.current_reference = [&](cudaStream_t s) { stages::current<5>(x.data(), y.data(), n, w_current.data(), s); };
     speed.bytes = 8.0 * n;
     speed.recheck = [&] {
         y.poison();
@@ -455,6 +456,37 @@ void grade_stage_case<5>(wb::Stage& stage)
                      "the timed input, after timing");
     };
     stage.check_speed(speed);
+}
+
+// `make bench`: every reference stage on 2^24 floats (64 MiB per array), and a device-to-device
+// copy of the same bytes for scale. The atomic sum of stage 1 is the slow end of the table.
+TEST_CASE("bench: chapter 10", "[.bench]")
+{
+    if (!wb::bench_can_run()) return;
+    const int64_t n = kTimedElements;
+    wb::Stream stream;
+    const cudaStream_t s = stream.get();
+    wb::DeviceBuffer<float> x(n), y(n), tmp(n), out(kOutSlots), workspace(ch10::kWorkspaceFloats);
+    wb::fill_uniform_device(x.data(), n, 1, -1.f, 1.f, s);
+    wb::fill_uniform_device(y.data(), n, 2, -1.f, 1.f, s);
+    auto row = [&](const std::string& op, const std::string& variant, int stage_id, double bytes,
+                   const wb::Launch& launch) {
+        wb::print_bench_row(
+            {op, variant, std::to_string(n), "float32", wb::median_ms(s, launch), bytes, 0.0, stage_id});
+    };
+    row("copy", "cudaMemcpyAsync device to device", 0, 8.0 * n, [&](cudaStream_t st) {
+        WB_CUDA_CHECK(cudaMemcpyAsync(tmp.data(), x.data(), n * sizeof(float), cudaMemcpyDeviceToDevice, st));
+    });
+    row("sum", wb::stage_label(1), 1, 4.0 * n,
+        [&](cudaStream_t st) { stages::current<1>(x.data(), out.data(), n, st); });
+    row("sum", wb::stage_label(2), 2, 4.0 * n,
+        [&](cudaStream_t st) { stages::current<2>(x.data(), out.data(), n, st); });
+    row("dot", wb::stage_label(3), 3, 8.0 * n,
+        [&](cudaStream_t st) { stages::current<3>(x.data(), y.data(), out.data(), n, st); });
+    row("dot", wb::stage_label(4), 4, 8.0 * n,
+        [&](cudaStream_t st) { stages::current<4>(x.data(), y.data(), out.data(), n, st); });
+    row("softmax", wb::stage_label(5), 5, 8.0 * n,
+        [&](cudaStream_t st) { stages::current<5>(x.data(), tmp.data(), n, workspace.data(), st); });
 }
 
 // One test case per stage of stages.json ("stage K: <title>", tag [stageK]), each running grade_stage_case<K>.
