@@ -1,0 +1,493 @@
+// Chapter 10 grader: every stage against a float64 CPU reference, on small integers (exact in any
+// order of additions), uniform floats, -inf and the softmax traps (negatives, -0.0, ties, huge and
+// tiny values); then timed against the reference stages in the same run. See harness/stage.hpp.
+//
+// Tolerances. Atomics fix no order of the additions, so a sum is compared within
+// depth * 2^-24 * sum|term| with the depth of ch10::depth_for (stages.cuh explains it); a dot
+// product's depth counts one more rounding for the product. Sums of small integers are exact in any
+// order and are compared exactly. Softmax uses chapter 3's bound with this depth, and the
+// all-equal vector is compared within 4 units of 2^-24 (sum of ones is exact, so the result is 1/n
+// rounded): one element lost or counted twice is off by 1/n there.
+#include "harness/chapter_grader.hpp"   // the stages of stages.json: both tracks, launchers, test cases
+
+#include "10_interview_classics/grader/reference.hpp"
+#include "harness/sampling.hpp"
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <string>
+#include <vector>
+
+namespace {
+
+using std::int64_t;
+using SumLauncher = void (*)(const float*, float*, int64_t, cudaStream_t);
+using DotLauncher = void (*)(const float*, const float*, float*, int64_t, cudaStream_t);
+using SoftmaxLauncher = void (*)(const float*, float*, int64_t, float*, cudaStream_t);
+
+/// Sizes of the exact checks: tiny, around the warp and block sizes, odd and prime sizes, and
+/// 65537 (small enough for one atomic per element on the CPU emulator).
+const std::vector<int64_t> kExactSizes = {1, 2, 3, 5, 31, 32, 33, 255, 256, 257, 1000, 1023, 1025, 4097, 65537};
+
+constexpr int64_t kTimedElements = int64_t(1) << 24;   // 64 MiB per array: beyond the L2 of any GPU
+constexpr int kOutSlots = 64;                          // out holds 64 floats; only out[0] may be written
+constexpr int kCallsPerCase = 2;                       // atomics: the second call must not add to the first
+constexpr double kExactLimit = 16777215.0;             // 2^24 - 1: every partial sum below it is exact
+
+/// One input of a sum or a dot product, and what the result must be.
+struct Case {
+    std::string label;
+    std::vector<float> x, y;   // y is empty for sums
+    double expected = 0.0;
+    wb::Tolerance tolerance;
+    bool exact = false;
+};
+
+std::string fmt(double v) { return wb::format_number(v); }
+
+/// A likely cause for a wrong single-value result, from the shape of the error.
+std::string likely_cause(const Case& c, double got, int call, bool first_call_ok)
+{
+    const double expected = c.expected;
+    if (call > 1 && first_call_ok) {
+        if (std::fabs(got - 2 * expected) <= std::fabs(expected) * 1e-5 + 1e-30)
+            return "twice the right value on the second call: out[0] was set to 0 on the first call only (a static "
+                   "flag?), so the second call added to the first result: set it to 0 on every call.";
+        return "the first call was right and this one is not: state left behind by the previous call.";
+    }
+    if (std::isnan(got)) {
+        return "NaN: the grader fills out with NaN before each call, and atomicAdd into a NaN stays NaN: set "
+               "out[0] to 0 on the stream (cudaMemsetAsync) before the kernel.";
+    }
+    if (std::isinf(expected)) return "the -inf element did not reach the result: it was skipped.";
+    if (expected != 0.0) {
+        const double ratio = got / expected;
+        const double m = std::round(ratio);
+        if (m >= 2.0 && std::fabs(ratio - m) <= 1e-6 * m)
+            return "exactly " + fmt(m) + " times the right value: every value counted " + fmt(m) +
+                   " times (each block reading the whole input? a grid-stride loop that steps by blockDim.x only?).";
+    }
+    if (got == 0.0 && expected != 0.0) {
+        return "0: nothing was added to out[0]: a grid-stride loop that skips the grid-stride tail (on a small "
+               "input every element is in the tail), or a kernel that exits before its atomic.";
+    }
+    if (c.exact) {
+        return "an exact sum came out wrong, so values were lost or counted twice: the grid-stride tail (elements "
+               "past the last whole stride) not read, blocks that store out[0] = their sum instead of adding it "
+               "with atomicAdd (only one block's sum survives), or a plain += on out[0] that loses updates (a race).";
+    }
+    return "the error is far beyond rounding: values lost or counted twice (wrong indices, a plain += on out[0] "
+           "from several blocks, a block sum read before every warp wrote its part).";
+}
+
+/// Judges the 64 floats of `out` after one call: out[0] must hold the result, out[1..] the poison.
+wb::CompareReport judge(const Case& c, const std::vector<float>& out, int call, bool first_call_ok)
+{
+    wb::CompareReport report;
+    report.count = 1;
+    const float got = out[0];
+    int written_past = -1;
+    for (int k = 1; k < kOutSlots && written_past < 0; ++k) {
+        if (!wb::is_poison(out[k])) written_past = k;
+    }
+    if (written_past >= 0) {
+        report.ok = false;
+        report.message = "out[" + std::to_string(written_past) + "] was written: the result is ONE float at out[0].";
+        return report;
+    }
+    if (wb::is_poison(got) && (call == 1 || !first_call_ok)) {
+        report.ok = false;
+        report.nothing_written = true;
+        report.untouched = 1;
+        report.message =
+            "not implemented yet: *out was never written (it still holds the NaN poison the grader "
+            "put there).";
+        return report;
+    }
+    const wb::CompareReport value = wb::compare(std::vector<double>{c.expected}, std::vector<float>{got}, c.tolerance);
+    if (value.ok) return value;
+    report.ok = false;
+    report.bad = 1;
+    report.first_bad = 0;
+    report.expected_at_first = c.expected;
+    report.got_at_first = got;
+    report.message = "expected " + fmt(c.expected) + ", got " + fmt(got) + " (allowed error " + c.tolerance.describe() +
+                     ")\n  likely cause: " + likely_cause(c, got, call, first_call_ok);
+    return report;
+}
+
+/// |x_i| * n < 2^24 for sums, |x_i y_i| * n < 2^24 for dot products: exact in any order.
+int exact_limit(int64_t n, bool dot)
+{
+    const double per_term = kExactLimit / static_cast<double>(n);
+    const double limit = dot ? std::floor(std::sqrt(per_term)) : std::floor(per_term);
+    return static_cast<int>(std::clamp(limit, 1.0, dot ? 100.0 : 1000.0));
+}
+
+std::vector<Case> all_cases(bool dot, int stage)
+{
+    wb::Rng rng(dot ? 1020 : 1010);
+    std::vector<Case> cases;
+    for (int64_t n : kExactSizes) {
+        Case c;
+        c.label = "n = " + std::to_string(n) + ", small non-zero integers (exact in any order)";
+        c.x = wb::nonzero_small_integers(n, exact_limit(n, dot), rng);
+        if (dot) c.y = wb::nonzero_small_integers(n, exact_limit(n, dot), rng);
+        c.expected = ch10::sum_reference(c.x, c.y);
+        c.tolerance = wb::Tolerance::exact();
+        c.exact = true;
+        cases.push_back(std::move(c));
+    }
+    auto real = [&](std::string label, std::vector<float> x, std::vector<float> y) {
+        Case c;
+        c.label = std::move(label);
+        c.x = std::move(x);
+        c.y = std::move(y);
+        const auto n = static_cast<int64_t>(c.x.size());
+        c.expected = ch10::sum_reference(c.x, c.y);
+        c.tolerance =
+            wb::Tolerance::sum_of(ch10::sum_abs_reference(c.x, c.y), ch10::depth_for(stage, n) + (c.y.empty() ? 0 : 1));
+        cases.push_back(std::move(c));
+    };
+    auto maybe = [&](int64_t n) { return dot ? wb::uniform_floats(n, -1.f, 1.f, rng) : std::vector<float>{}; };
+    for (int64_t n : {int64_t(1), int64_t(33), int64_t(1000), int64_t(65537)})
+        real("n = " + std::to_string(n) + ", uniform in [-1, 1)", wb::uniform_floats(n, -1.f, 1.f, rng), maybe(n));
+    for (int64_t where : {int64_t(1234), int64_t(4098)}) {   // in the middle, then the very last element
+        const int64_t n = 4099;
+        auto x = wb::uniform_floats(n, -1.f, 1.f, rng);
+        auto y = maybe(n);
+        x[where] = -INFINITY;
+        if (dot) y[where] = 2.0f;
+        real("n = 4099, one -inf at index " + std::to_string(where), std::move(x), std::move(y));
+    }
+    return cases;
+}
+
+/// Runs every case twice on the same `out` (poisoned before each call) through `launch(x, y, out, n)`.
+template <typename Launch>
+void check_cases(wb::Stage& stage, const std::vector<Case>& cases, Launch launch)
+{
+    wb::DeviceBuffer<float> out(kOutSlots);
+    for (const Case& c : cases) {
+        const auto n = static_cast<int64_t>(c.x.size());
+        wb::DeviceBuffer<float> dx(c.x);
+        wb::DeviceBuffer<float> dy(c.y.empty() ? std::vector<float>{0.0f} : c.y);
+        bool first_ok = false;
+        for (int call = 1; call <= kCallsPerCase; ++call) {
+            out.poison();
+            stage.run([&](cudaStream_t s) { launch(dx.data(), dy.data(), out.data(), n, s); });
+            const wb::CompareReport report = judge(c, out.download(), call, first_ok);
+            if (call == 1) first_ok = report.ok;
+            stage.expect(report, c.label + (call > 1 ? " (call " + std::to_string(call) + ")" : ""));
+        }
+        if (n == 65537 && (dx.download() != c.x || (!c.y.empty() && dy.download() != c.y))) {
+            wb::CompareReport report;
+            report.ok = false;
+            report.message = "the result is right, but an input array was modified: the inputs are const.";
+            stage.expect(report, c.label + ", input unchanged");
+        }
+    }
+}
+
+void check_sum(wb::Stage& stage, SumLauncher sum)
+{
+    check_cases(stage, all_cases(false, stage.info().id),
+                [&](const float* x, const float*, float* out, int64_t n, cudaStream_t s) { sum(x, out, n, s); });
+}
+
+void check_dot(wb::Stage& stage, DotLauncher dot)
+{
+    check_cases(stage, all_cases(true, stage.info().id),
+                [&](const float* x, const float* y, float* out, int64_t n, cudaStream_t s) { dot(x, y, out, n, s); });
+}
+
+// ---- softmax -------------------------------------------------------------------------------------
+
+/// One softmax input: its label, its values, and whether the all-equal (tight) tolerance applies.
+struct SoftmaxCase {
+    std::string label;
+    std::vector<float> x;
+    bool ties = false;
+    std::string hint;   ///< what this input catches, added to a failure
+};
+
+std::vector<SoftmaxCase> softmax_cases()
+{
+    wb::Rng rng(1050);
+    std::vector<SoftmaxCase> cases;
+    for (int64_t n : {int64_t(1), int64_t(2), int64_t(3), int64_t(31), int64_t(32), int64_t(33), int64_t(255),
+                      int64_t(256), int64_t(257), int64_t(1000), int64_t(1023), int64_t(4097), int64_t(65537)}) {
+        cases.push_back({"n = " + std::to_string(n) + ", uniform in [-8, 8)", wb::uniform_floats(n, -8.f, 8.f, rng)});
+    }
+    for (int64_t n : {int64_t(1), int64_t(7), int64_t(1000), int64_t(65537)}) {
+        cases.push_back({"n = " + std::to_string(n) + ", ties: every value 3.25", std::vector<float>(n, 3.25f), true,
+                         "every output must be 1/n: a missed or doubled element makes the sum n - 1 or n + 1."});
+    }
+    const std::string subtract_max =
+        "every exp(x) underflows to 0 unless the maximum is subtracted first, and 0 / 0 is NaN; a maximum that "
+        "starts at 0, or an atomicMax on the int bits (right only for values >= +0.0), gets it wrong.";
+    for (int64_t n : {int64_t(33), int64_t(1000)}) {
+        // Far below the maximum: a maximum that misses the -0.0 lands near -100, and exp(0 - (-100))
+        // overflows (softmax does not depend on the maximum subtracted, only on no overflow).
+        auto x = wb::uniform_floats(n, -120.f, -100.f, rng);
+        x[n / 2] = -0.0f;
+        cases.push_back({"n = " + std::to_string(n) +
+                             ", every value in [-120, -100) but one: the maximum -0.0 at index " +
+                             std::to_string(n / 2),
+                         std::move(x), false,
+                         "the maximum is -0.0, whose sign bit is set: a float atomicMax that sends it down the "
+                         "`value >= 0` (int) path, or an atomicMax on the int bits, never stores it and leaves the "
+                         "maximum at its start; negative floats order backwards as ints."});
+    }
+    {
+        auto x = wb::uniform_floats(1000, -3.f, -1.f, rng);
+        cases.push_back({"n = 1000, every value in [-3, -1)", std::move(x), false,
+                         "all values negative: an atomicMax on the int bits keeps the most negative value (or the "
+                         "starting -inf), not the maximum."});
+    }
+    cases.push_back(
+        {"n = 4097, every value in [-120, -100)", wb::uniform_floats(4097, -120.f, -100.f, rng), false, subtract_max});
+    {
+        auto x = wb::uniform_floats(4097, 1.f, 2.f, rng);
+        for (float& v : x) v *= -1e30f;
+        x[0] = -1e30f;
+        x[4096] = -1e30f;
+        cases.push_back({"n = 4097, every value near -1e30, the maximum twice", std::move(x), false, subtract_max});
+    }
+    cases.push_back({"n = 4097, values near 1e4 (exp overflows unless the maximum is subtracted)",
+                     wb::uniform_floats(4097, 9980.f, 1e4f, rng), false,
+                     "exp(1e4) is inf in float: subtract the maximum before the exponential."});
+    {
+        auto x = wb::uniform_floats(1001, -8.f, 8.f, rng);
+        for (std::size_t i = 1; i < x.size(); i += 2) x[i] = -INFINITY;
+        cases.push_back({"n = 1001, -inf at every odd index", std::move(x), false,
+                         "exp(-inf - max) is 0: those outputs must be 0, and must not turn the sum into NaN."});
+    }
+    {
+        std::vector<float> x(513, -INFINITY);
+        x[300] = 2.5f;
+        cases.push_back({"n = 513, one finite value (index 300), every other value -inf", std::move(x), false,
+                         "the finite value's output is 1 and every other output 0; a block that saw only -inf "
+                         "must not lower or spoil the maximum."});
+    }
+    {
+        auto x = wb::uniform_floats(2049, -1.f, 1.f, rng);
+        for (float& v : x) v *= 1e30f;
+        x[1] = -FLT_MAX;
+        x[0] = FLT_MAX;
+        x[2048] = FLT_MAX;
+        cases.push_back({"n = 2049, huge values: +-FLT_MAX and +-1e30, the maximum twice", std::move(x), false,
+                         "x - max overflows to -inf for -FLT_MAX (exp gives 0, as it should); the two maxima each "
+                         "give 1/2."});
+    }
+    return cases;
+}
+
+wb::Tolerance softmax_tolerance(const SoftmaxCase& c)
+{
+    if (c.ties) return {0.0, 4 * 0x1.0p-24};
+    const double depth = ch10::depth_for(5, static_cast<int64_t>(c.x.size()));
+    return {0x1.0p-126, ch10::softmax_error_bound(ch10::value_spread(c.x), depth)};
+}
+
+void check_softmax(wb::Stage& stage, SoftmaxLauncher softmax)
+{
+    wb::DeviceBuffer<float> workspace(static_cast<std::size_t>(ch10::kWorkspaceFloats));
+    for (const SoftmaxCase& c : softmax_cases()) {
+        const auto n = static_cast<int64_t>(c.x.size());
+        wb::DeviceBuffer<float> dx(c.x), dy(c.x.size());
+        for (int call = 1; call <= kCallsPerCase; ++call) {
+            dy.poison();
+            workspace.poison();
+            stage.run([&](cudaStream_t s) { softmax(dx.data(), dy.data(), n, workspace.data(), s); });
+            wb::CompareReport report = wb::compare(ch10::softmax_reference(c.x), dy.download(), softmax_tolerance(c),
+                                                   wb::Layout::vector(), wb::Operation::exponential());
+            if (!report.ok && !report.nothing_written) {
+                if (!c.hint.empty()) {
+                    report.message += "\n  this input: " + c.hint;
+                } else if (std::signbit(*std::max_element(c.x.begin(), c.x.end()))) {
+                    report.message +=
+                        "\n  this input: every value is negative. A float atomicMax on the int bits is "
+                        "right only for values >= +0.0: negative floats order backwards as ints, so it "
+                        "keeps the most negative value (or the starting -inf) instead of the maximum.";
+                }
+            }
+            stage.expect(report, c.label + (call > 1 ? " (call " + std::to_string(call) + ")" : ""));
+        }
+        if (n == 65537 && dx.download() != c.x) {
+            wb::CompareReport report;
+            report.ok = false;
+            report.message = "the result is right, but the input was modified: the input is const.";
+            stage.expect(report, c.label + ", input unchanged");
+        }
+    }
+}
+
+// ---- speed ---------------------------------------------------------------------------------------
+
+/// Times a single-value stage (sum or dot) on 2^24 elements against reference stages K - 1 and K.
+/// `launch(f, out)` calls launcher f on the timed input; `expected` computes the case after timing.
+template <typename F, typename Launch>
+void time_single_value(wb::Stage& stage, F candidate, F previous, F current, const std::string& description,
+                       double bytes, Launch launch, const std::function<Case()>& recheck_case)
+{
+    wb::DeviceBuffer<float> out(kOutSlots);
+    wb::SpeedCase speed;
+    speed.description = description;
+    speed.candidate = [&, candidate](cudaStream_t s) { launch(candidate, out.data(), s); };
+    if (previous) speed.previous_reference = [&, previous](cudaStream_t s) { launch(previous, out.data(), s); };
+    speed.current_reference = [&, current](cudaStream_t s) { launch(current, out.data(), s); };
+    speed.bytes = bytes;
+    speed.recheck = [&] {
+        out.poison();
+        stage.run([&](cudaStream_t s) { launch(candidate, out.data(), s); });
+        stage.expect(judge(recheck_case(), out.download(), 1, false), "the timed input, after timing");
+    };
+    stage.check_speed(speed);
+}
+
+void time_sum(wb::Stage& stage, SumLauncher candidate, SumLauncher previous, SumLauncher current)
+{
+    if (!stage.measures_speed()) return;   // nothing timed (CPU emulator, WORKBOOK_CORRECTNESS_ONLY): no large inputs
+    const int64_t n = kTimedElements;
+    wb::DeviceBuffer<float> in(n);
+    wb::fill_uniform_device(in.data(), n, wb::seed() + 1041, -1.f, 1.f, stage.stream());
+    const int id = stage.info().id;
+    time_single_value(
+        stage, candidate, previous, current, "2^24 floats", 4.0 * n,
+        [&](SumLauncher f, float* out, cudaStream_t s) { f(in.data(), out, n, s); },
+        [&] {
+            Case c;
+            c.label = "2^24 floats";
+            c.x = in.download();
+            c.expected = ch10::sum_reference(c.x, {});
+            c.tolerance = wb::Tolerance::sum_of(ch10::sum_abs_reference(c.x, {}), ch10::depth_for(id, n));
+            return c;
+        });
+}
+
+void time_dot(wb::Stage& stage, DotLauncher candidate, DotLauncher previous, DotLauncher current)
+{
+    if (!stage.measures_speed()) return;   // nothing timed (CPU emulator, WORKBOOK_CORRECTNESS_ONLY): no large inputs
+    const int64_t n = kTimedElements;
+    wb::DeviceBuffer<float> x(n), y(n);
+    wb::fill_uniform_device(x.data(), n, wb::seed() + 1043, -1.f, 1.f, stage.stream());
+    wb::fill_uniform_device(y.data(), n, wb::seed() + 1044, -1.f, 1.f, stage.stream());
+    const int id = stage.info().id;
+    time_single_value(
+        stage, candidate, previous, current, "2^24 floats in x and in y", 8.0 * n,
+        [&](DotLauncher f, float* out, cudaStream_t s) { f(x.data(), y.data(), out, n, s); },
+        [&] {
+            Case c;
+            c.label = "2^24 floats in x and in y";
+            c.x = x.download();
+            c.y = y.download();
+            c.expected = ch10::sum_reference(c.x, c.y);
+            c.tolerance = wb::Tolerance::sum_of(ch10::sum_abs_reference(c.x, c.y), ch10::depth_for(id, n) + 1);
+            return c;
+        });
+}
+
+}   // namespace
+
+namespace stages = wb::stages;   // candidate<K>, previous<K>, current<K>: the launchers of stage K
+
+/// Stage 1: the atomic sum; no speed target, its bandwidth is shown.
+template <int K>
+void grade_stage_case(wb::Stage& stage);
+
+template <>
+void grade_stage_case<1>(wb::Stage& stage)
+{
+    check_sum(stage, stages::candidate<1>);
+    time_sum(stage, stages::candidate<1>, nullptr, stages::current<1>);
+}
+
+/// Stage 2: the same sum, timed against reference stage 1.
+template <>
+void grade_stage_case<2>(wb::Stage& stage)
+{
+    check_sum(stage, stages::candidate<2>);
+    time_sum(stage, stages::candidate<2>, stages::previous<2>, stages::current<2>);
+}
+
+/// Stage 3: the first dot product; its previous stage is a sum, so no speed target (null in stages.json).
+template <>
+void grade_stage_case<3>(wb::Stage& stage)
+{
+    check_dot(stage, stages::candidate<3>);
+    time_dot(stage, stages::candidate<3>, nullptr, stages::current<3>);
+}
+
+/// Stage 4: the grid dot product, timed against reference stage 3 (one block).
+template <>
+void grade_stage_case<4>(wb::Stage& stage)
+{
+    check_dot(stage, stages::candidate<4>);
+    time_dot(stage, stages::candidate<4>, stages::previous<4>, stages::current<4>);
+}
+
+/// Stage 5: whole-vector softmax; an operation of its own, so no speed target: its bandwidth is
+/// shown, counted as 8 bytes per element (x read once, out written once: the least any softmax moves;
+/// three passes read x three times).
+template <>
+void grade_stage_case<5>(wb::Stage& stage)
+{
+    check_softmax(stage, stages::candidate<5>);
+    if (!stage.measures_speed()) return;   // nothing timed (CPU emulator, WORKBOOK_CORRECTNESS_ONLY): no large inputs
+    const int64_t n = kTimedElements;
+    wb::DeviceBuffer<float> x(n), y(n), w_candidate(ch10::kWorkspaceFloats), w_current(ch10::kWorkspaceFloats);
+    wb::fill_uniform_device(x.data(), n, wb::seed() + 1045, -8.f, 8.f, stage.stream());
+    wb::SpeedCase speed;
+    speed.description = "2^24 floats";
+    speed.candidate = [&](cudaStream_t s) { stages::candidate<5>(x.data(), y.data(), n, w_candidate.data(), s); };
+    speed.current_reference = [&](cudaStream_t s) { stages::current<5>(x.data(), y.data(), n, w_current.data(), s); };
+    speed.bytes = 8.0 * n;
+    speed.recheck = [&] {
+        y.poison();
+        stage.run(speed.candidate);
+        const std::vector<float> all = x.download();
+        const std::vector<double> expected = ch10::softmax_reference(all);
+        const std::vector<float> got = y.download();
+        const wb::Tolerance tolerance{0x1.0p-126,
+                                      ch10::softmax_error_bound(ch10::value_spread(all), ch10::depth_for(5, n))};
+        stage.expect(wb::compare(expected, got, tolerance, wb::Layout::vector(), wb::Operation::exponential()),
+                     "the timed input, after timing");
+    };
+    stage.check_speed(speed);
+}
+
+// `make bench`: every reference stage on 2^24 floats (64 MiB per array), and a device-to-device
+// copy of the same bytes for scale. The atomic sum of stage 1 is the slow end of the table.
+TEST_CASE("bench: chapter 10", "[.bench]")
+{
+    if (!wb::bench_can_run()) return;
+    const int64_t n = kTimedElements;
+    wb::Stream stream;
+    const cudaStream_t s = stream.get();
+    wb::DeviceBuffer<float> x(n), y(n), tmp(n), out(kOutSlots), workspace(ch10::kWorkspaceFloats);
+    wb::fill_uniform_device(x.data(), n, 1, -1.f, 1.f, s);
+    wb::fill_uniform_device(y.data(), n, 2, -1.f, 1.f, s);
+    auto row = [&](const std::string& op, const std::string& variant, int stage_id, double bytes,
+                   const wb::Launch& launch) {
+        wb::print_bench_row(
+            {op, variant, std::to_string(n), "float32", wb::median_ms(s, launch), bytes, 0.0, stage_id});
+    };
+    row("copy", "cudaMemcpyAsync device to device", 0, 8.0 * n, [&](cudaStream_t st) {
+        WB_CUDA_CHECK(cudaMemcpyAsync(tmp.data(), x.data(), n * sizeof(float), cudaMemcpyDeviceToDevice, st));
+    });
+    row("sum", wb::stage_label(1), 1, 4.0 * n,
+        [&](cudaStream_t st) { stages::current<1>(x.data(), out.data(), n, st); });
+    row("sum", wb::stage_label(2), 2, 4.0 * n,
+        [&](cudaStream_t st) { stages::current<2>(x.data(), out.data(), n, st); });
+    row("dot", wb::stage_label(3), 3, 8.0 * n,
+        [&](cudaStream_t st) { stages::current<3>(x.data(), y.data(), out.data(), n, st); });
+    row("dot", wb::stage_label(4), 4, 8.0 * n,
+        [&](cudaStream_t st) { stages::current<4>(x.data(), y.data(), out.data(), n, st); });
+    row("softmax", wb::stage_label(5), 5, 8.0 * n,
+        [&](cudaStream_t st) { stages::current<5>(x.data(), tmp.data(), n, workspace.data(), st); });
+}
+
+// One test case per stage of stages.json ("stage K: <title>", tag [stageK]), each running grade_stage_case<K>.
+WORKBOOK_STAGE_TEST_CASES()

@@ -1,0 +1,20 @@
+// Chapter 10, stage 3: the dot product in one block. (your exercise)
+//
+// Write the kernel and the launch. The contract (sizes, alignment, what is checked) is in
+// chapters/10_interview_classics/stages.cuh; the lesson is chapters/10_interview_classics/README.md.
+// Grade it with `make check-chapter 10`. You may change anything in this file except the
+// launcher's name and parameters. `make hint CH=10 STAGE=3` when stuck.
+#include "10_interview_classics/stages.cuh"
+#include "common/primitives.cuh"
+
+namespace WORKBOOK_TRACK {
+
+// TODO: a kernel run by a single block that computes sum(x[i] * y[i]) and writes it to out[0].
+
+void dot_3_one_block(const float* x, const float* y, float* out, std::int64_t n, cudaStream_t stream)
+{
+    // TODO: launch your kernel with one block on `stream`.
+    (void)x, (void)y, (void)out, (void)n, (void)stream;
+}
+
+}   // namespace WORKBOOK_TRACK

@@ -1,0 +1,20 @@
+// Chapter 10, stage 4: the dot product with a grid, one atomicAdd per block. (your exercise)
+//
+// Write the kernel and the launch. The contract (sizes, alignment, what is checked) is in
+// chapters/10_interview_classics/stages.cuh; the lesson is chapters/10_interview_classics/README.md.
+// Grade it with `make check-chapter 10`. You may change anything in this file except the
+// launcher's name and parameters. `make hint CH=10 STAGE=4` when stuck.
+#include "10_interview_classics/stages.cuh"
+#include "common/primitives.cuh"
+
+namespace WORKBOOK_TRACK {
+
+// TODO: stage 3's kernel spread over a whole grid: every element read once, one atomic per block.
+
+void dot_4_grid_atomic(const float* x, const float* y, float* out, std::int64_t n, cudaStream_t stream)
+{
+    // TODO: prepare out[0], then launch a grid sized to the GPU on `stream`.
+    (void)x, (void)y, (void)out, (void)n, (void)stream;
+}
+
+}   // namespace WORKBOOK_TRACK
