@@ -9,12 +9,15 @@ GENERATOR := $(shell command -v ninja >/dev/null 2>&1 && echo Ninja || echo "Uni
 JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
 
 # `make check-chapter 2` passes the chapter as a second goal; N=2 works too. Numbers given as goals
-# are arguments, not targets (the rule at the end makes them do nothing on their own).
-CHAPTER_NUMBERS := 1 2 3 4 5 6 7 8 9 01 02 03 04 05 06 07 08 09
-GOAL_NUMBER     := $(firstword $(filter $(CHAPTER_NUMBERS),$(MAKECMDGOALS)))
+# are arguments, not targets (the rule at the end makes them do nothing on their own). The numbers come
+# from the chapter folders, so a new chapter needs no edit here.
+CHAPTER_PREFIXES := $(foreach d,$(notdir $(wildcard chapters/[0-9][0-9]_*)),$(firstword $(subst _, ,$(d))))
+CHAPTER_NUMBERS  := $(sort $(CHAPTER_PREFIXES) $(patsubst 0%,%,$(CHAPTER_PREFIXES)))
+NUMBER_GOALS    := $(shell printf '%s\n' $(MAKECMDGOALS) | grep -E '^[0-9]+$$')
+GOAL_NUMBER     := $(firstword $(NUMBER_GOALS))
 N               ?= $(GOAL_NUMBER)
 CH              ?= $(N)
-CHAPTER         := $(if $(CH),$(shell printf '%02d' '$(CH)' 2>/dev/null))
+CHAPTER         := $(if $(CH),$(shell printf '%02d' '$(patsubst 0%,%,$(CH))' 2>/dev/null))
 
 .PHONY: help configure check-chapter test docs bench memcheck-chapter selfcheck selfcheck-static clean chapters
 .PHONY: progress hint reset-chapter watch-chapter drill drill-grade drill-stop plot-chapter profile-chapter emu-profile-chapter
@@ -162,5 +165,5 @@ emu-profile-chapter: configure
 	@$(PYTHON) tools/emu_profile_table.py $(CH)
 
 # Chapter numbers given as goals (make check-chapter 2) are arguments: do nothing for them.
-$(CHAPTER_NUMBERS):
+$(sort $(CHAPTER_NUMBERS) $(NUMBER_GOALS)):
 	@:

@@ -9,11 +9,11 @@
 
 namespace WORKBOOK_TRACK {
 
-// TODO: a kernel in which each thread adds its one element of `in` into out[0] atomically.
+// TODO: a kernel in which each thread adds its one element of the input into the output atomically.
 
 void sum_1_atomic_per_thread(const float* in, float* out, std::int64_t n, cudaStream_t stream)
 {
-    // TODO: out[0] holds NaN when you are called; make it a valid starting value, then launch your
+    // TODO: the output holds NaN when you are called; make it a valid starting value, then launch your
     //       kernel on `stream` with a thread for every element.
     (void)in, (void)out, (void)n, (void)stream;
 }

@@ -9,12 +9,12 @@
 
 namespace WORKBOOK_TRACK {
 
-// TODO: a kernel in which each block sums its share of `in` without atomics, then adds its one
-//       result into out[0] atomically.
+// TODO: a kernel in which each block sums its share of the input without atomics, then adds its one
+//       result into the output atomically.
 
 void sum_2_block_then_atomic(const float* in, float* out, std::int64_t n, cudaStream_t stream)
 {
-    // TODO: prepare out[0], then launch a grid sized to the GPU on `stream`.
+    // TODO: prepare the output, then launch a grid sized to the GPU on `stream`.
     (void)in, (void)out, (void)n, (void)stream;
 }
 

@@ -9,7 +9,8 @@
 
 namespace WORKBOOK_TRACK {
 
-// TODO: a kernel run by a single block that computes sum(x[i] * y[i]) and writes it to out[0].
+// TODO: a kernel run by a single block that computes the dot product of the two vectors and writes it
+//       to the output.
 
 void dot_3_one_block(const float* x, const float* y, float* out, std::int64_t n, cudaStream_t stream)
 {

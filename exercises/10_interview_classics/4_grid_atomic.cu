@@ -13,7 +13,7 @@ namespace WORKBOOK_TRACK {
 
 void dot_4_grid_atomic(const float* x, const float* y, float* out, std::int64_t n, cudaStream_t stream)
 {
-    // TODO: prepare out[0], then launch a grid sized to the GPU on `stream`.
+    // TODO: prepare the output, then launch a grid sized to the GPU on `stream`.
     (void)x, (void)y, (void)out, (void)n, (void)stream;
 }
 

@@ -10,8 +10,10 @@
 namespace WORKBOOK_TRACK {
 
 // TODO: a float atomic maximum built on atomicCAS (CUDA has no atomicMax for float).
-// TODO: a kernel for the maximum of the vector, one for the sum of exp(x - max), one that writes
-//       out[i]; max and sum kept in the workspace.
+// TODO: a kernel that gives the workspace its starting values.
+// TODO: a kernel for the maximum of the vector, kept in the workspace.
+// TODO: a kernel for the sum of the exponentials of each element less that maximum, kept in the workspace.
+// TODO: a kernel that writes the output from the two.
 
 void softmax_5_whole_vector(const float* in, float* out, std::int64_t n, float* workspace, cudaStream_t stream)
 {
