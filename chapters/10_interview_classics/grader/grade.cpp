@@ -291,6 +291,16 @@ wb::Tolerance softmax_tolerance(const SoftmaxCase& c)
     return {0x1.0p-126, ch10::softmax_error_bound(ch10::value_spread(c.x), depth)};
 }
 
+/// True when every output of an all-equal input is finite and within 1e-4 (relative) of 1/n: the sum was
+/// right up to rounding, which exact arithmetic would not have had (see check_softmax).
+bool rounding_off_uniform(const std::vector<float>& got)
+{
+    const double expected = 1.0 / static_cast<double>(got.size());
+    return std::all_of(got.begin(), got.end(), [&](float v) {
+        return std::isfinite(v) && std::fabs(static_cast<double>(v) - expected) <= 1e-4 * expected;
+    });
+}
+
 void check_softmax(wb::Stage& stage, SoftmaxLauncher softmax)
 {
     wb::DeviceBuffer<float> workspace(static_cast<std::size_t>(ch10::kWorkspaceFloats));
@@ -301,10 +311,17 @@ void check_softmax(wb::Stage& stage, SoftmaxLauncher softmax)
             dy.poison();
             workspace.poison();
             stage.run([&](cudaStream_t s) { softmax(dx.data(), dy.data(), n, workspace.data(), s); });
-            wb::CompareReport report = wb::compare(ch10::softmax_reference(c.x), dy.download(), softmax_tolerance(c),
+            const std::vector<float> got = dy.download();
+            wb::CompareReport report = wb::compare(ch10::softmax_reference(c.x), got, softmax_tolerance(c),
                                                    wb::Layout::vector(), wb::Operation::exponential());
             if (!report.ok && !report.nothing_written) {
-                if (!c.hint.empty()) {
+                if (c.ties && rounding_off_uniform(got)) {
+                    report.message += "\n  this input: every value is equal, so exp(x - max) is exactly 1 for "
+                                      "each element and every output exactly 1/n, but only when the maximum you "
+                                      "subtract is exactly the maximum. Your outputs are all near 1/n and not exact: "
+                                      "the maximum you subtracted is not the maximum (for instance, a float atomicMax "
+                                      "that converts values where it must reinterpret bits stores garbage).";
+                } else if (!c.hint.empty()) {
                     report.message += "\n  this input: " + c.hint;
                 } else if (std::signbit(*std::max_element(c.x.begin(), c.x.end()))) {
                     report.message +=
