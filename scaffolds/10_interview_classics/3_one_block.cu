@@ -14,8 +14,8 @@ namespace {
 
 constexpr int kThreads = 1024;
 
-__global__ void one_block_dot_kernel(const float* __restrict__ x, const float* __restrict__ y,
-                                     float* __restrict__ out, std::int64_t n)
+__global__ void one_block_dot_kernel(const float* __restrict__ x, const float* __restrict__ y, float* __restrict__ out,
+                                     std::int64_t n)
 {
     // TODO: for i = threadIdx.x; i < n; i += kThreads: v = fmaf(x[i], y[i], v); then
     //       wb::block_reduce_sum<kThreads>(v, scratch); thread 0 stores out[0] = v (the only block:

@@ -316,11 +316,12 @@ void check_softmax(wb::Stage& stage, SoftmaxLauncher softmax)
                                                    wb::Layout::vector(), wb::Operation::exponential());
             if (!report.ok && !report.nothing_written) {
                 if (c.ties && rounding_off_uniform(got)) {
-                    report.message += "\n  this input: every value is equal, so exp(x - max) is exactly 1 for "
-                                      "each element and every output exactly 1/n, but only when the maximum you "
-                                      "subtract is exactly the maximum. Your outputs are all near 1/n and not exact: "
-                                      "the maximum you subtracted is not the maximum (for instance, a float atomicMax "
-                                      "that converts values where it must reinterpret bits stores garbage).";
+                    report.message +=
+                        "\n  this input: every value is equal, so exp(x - max) is exactly 1 for "
+                        "each element and every output exactly 1/n, but only when the maximum you "
+                        "subtract is exactly the maximum. Your outputs are all near 1/n and not exact: "
+                        "the maximum you subtracted is not the maximum (for instance, a float atomicMax "
+                        "that converts values where it must reinterpret bits stores garbage).";
                 } else if (!c.hint.empty()) {
                     report.message += "\n  this input: " + c.hint;
                 } else if (std::signbit(*std::max_element(c.x.begin(), c.x.end()))) {
