@@ -157,10 +157,14 @@ HELP_ZH = """CUDA Kernel Workbook
   make hint CH=2 STAGE=3   某一步的下一条提示，每次多给一条（不写 STAGE：你当前的步骤）
   make watch-chapter N     每次保存时重新评分你正在编辑的步骤（STAGE=k：从它开始）
   make reset-chapter N     恢复第 N 章的骨架代码（STAGE=k：只恢复一步）；你的文件会先备份
+                           LEVEL=outline|guided|blank：切换脚手架级别（outline：每个 kernel 一句话；
+                           guided：逐步引导；blank：只有接口约定）；你改过的步骤保持不动，除非 FORCE=1。
+                           级别会被记住，供以后的 reset 使用。
   make drill [CH=n]        限时面试练习：drill/ 中一个只有接口约定的空白步骤
                            PAPER=1：纸上作答，PAPER_MINUTES（20）分钟内不编译，之后评分一次
   make drill-grade         为进行中的练习评分；make drill-stop 放弃它（文件会保留）
-  make plot-chapter N      把第 N 章 make bench 的结果画成柱状图：build/plots/（需要 matplotlib）
+  make plot-chapter N      把第 N 章 make bench 的结果画成柱状图，并用 make profile-chapter N 的结果画 roofline：
+                           build/plots/（需要 matplotlib）
   make profile-chapter N STAGE=k   我的步骤为什么慢？你的第 k 步与参考第 k-1、k 步并排的
                            Nsight Compute 计数（不写 STAGE：所有参考步骤）：build/profile/
 
