@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cxxabi.h>
 #include <memory>
+#include <regex>
 #include <sstream>
 
 #if WORKBOOK_EMULATED
@@ -56,6 +57,31 @@ namespace {
         if (depth == 0 && name[i] == ':' && name[i + 1] == ':') start = i + 2;
     }
     return name.substr(start);
+}
+
+/// "learner::(anonymous namespace)::reduce_kernel<256>(float const*, float*, long)" ->
+/// "learner::(anonymous namespace)::reduce_kernel<256>": demangled, without the parameter list.
+[[maybe_unused]] std::string qualified_kernel_name(const std::string& raw)
+{
+    std::string name = raw;
+    int status = 0;
+    if (std::unique_ptr<char, void (*)(void*)> demangled{abi::__cxa_demangle(raw.c_str(), nullptr, nullptr, &status),
+                                                         std::free};
+        status == 0 && demangled) {
+        name = demangled.get();
+    }
+    int depth = 0;
+    for (std::size_t i = 0; i < name.size(); ++i) {
+        if (name[i] == '<') ++depth;
+        if (name[i] == '>') --depth;
+        if (name[i] == '(' && depth == 0 && name.compare(i, 11, "(anonymous ") != 0) {
+            name.resize(i);
+            break;
+        }
+    }
+    // A return type written before the name ("void learner::kernel<...>") is not part of it.
+    if (name.compare(0, 5, "void ") == 0) name.erase(0, 5);
+    return name;
 }
 
 std::string dims(const dim3& d)
@@ -285,10 +311,34 @@ SlowLaunch explain_launch_difference(const std::vector<KernelFacts>& yours, cons
 
 // ---- the verdicts ---------------------------------------------------------------------------------
 
+std::string foreign_kernel_owner(const KernelFacts& kernel, const std::string& candidate_track)
+{
+    const std::string& origin = kernel.origin;
+    if (origin.empty()) return "";
+    // On a GPU the origin is the kernel's qualified name; on the emulator the file of its launch.
+    const bool reference_name = origin.rfind("reference::", 0) == 0;
+    static const std::regex solution_file(R"((^|/)solutions/[0-9][0-9]_[A-Za-z0-9_]+/[^/]+:[0-9]+$)");
+    if (candidate_track != "reference" && (reference_name || std::regex_search(origin, solution_file)))
+        return "the reference solution's";
+    static const std::regex library_name(R"(^(cub|thrust|cutlass|cudnn|cublas[A-Za-z]*)::|^sm[0-9]+_xmma|^cutlass_)");
+    static const std::regex emulated_library_file(R"((^|/)emu/include/(cub|thrust)/)");
+    if (std::regex_search(origin, library_name) || std::regex_search(origin, emulated_library_file))
+        return "a library's";
+    return "";
+}
+
 void LedgerJudge::add(const LaunchRecord& record)
 {
     if (!record.available) return;
     ++calls_;
+    for (const KernelFacts& k : record.kernels) {
+        const std::string owner = foreign_kernel_owner(k, track_);
+        const std::string what = "`" + k.name + "` (" + owner + " kernel)";
+        if (!owner.empty() && foreign_.size() < 3 &&
+            std::find(foreign_.begin(), foreign_.end(), what) == foreign_.end()) {
+            foreign_.push_back(what);
+        }
+    }
     kernels_on_stream_ += record.kernels_on_given_stream();
     for (const std::string& what : record.elsewhere) {
         if (elsewhere_.size() < 3) elsewhere_.push_back(what);
@@ -302,6 +352,14 @@ void LedgerJudge::add(const LaunchRecord& record)
 std::optional<std::string> LedgerJudge::verdict() const
 {
     if (calls_ == 0) return std::nullopt;
+    if (!foreign_.empty()) {
+        std::string list;
+        for (const std::string& what : foreign_) list += "\n    " + what;
+        return std::string("your launcher ran kernels that are not yours:" + list +
+                           "\n  the results may be right, but they are not your work: a call of the reference "
+                           "solution's launcher, or of a library (CUB, Thrust, cuBLAS), does the stage for you. "
+                           "Write the kernel in your stage file and launch it on the stream you were given.");
+    }
     if (!elsewhere_.empty()) {
         std::string list;
         for (const std::string& what : elsewhere_) list += "\n    " + what;
@@ -370,6 +428,7 @@ LaunchRecord ledger_end()
     for (const emu::LedgerKernel& k : ledger.kernels) {
         KernelFacts facts;
         facts.name = k.name;
+        facts.origin = k.where;
         facts.grid = k.grid;
         facts.block = k.block;
         facts.static_shared = k.static_shared;
@@ -447,6 +506,7 @@ void CUPTIAPI buffer_completed(CUcontext, std::uint32_t, std::uint8_t* buffer, s
                 const auto* k = reinterpret_cast<const KernelActivity*>(record);
                 RawKernel raw;
                 raw.facts.name = short_kernel_name(k->name ? k->name : "?");
+                raw.facts.origin = qualified_kernel_name(k->name ? k->name : "");
                 raw.facts.grid = dim3(k->gridX, k->gridY, k->gridZ);
                 raw.facts.block = dim3(k->blockX, k->blockY, k->blockZ);
                 raw.facts.static_shared = k->staticSharedMemory;
@@ -634,7 +694,10 @@ std::vector<KernelFacts> launch_facts(const Launch& launch, cudaStream_t stream)
             facts.name = "kernel " + std::to_string(kernels.size() + 1);
 #if CUDART_VERSION >= 12030
             const char* name = nullptr;
-            if (cudaFuncGetName(&name, params.func) == cudaSuccess && name) facts.name = short_kernel_name(name);
+            if (cudaFuncGetName(&name, params.func) == cudaSuccess && name) {
+                facts.name = short_kernel_name(name);
+                facts.origin = qualified_kernel_name(name);
+            }
 #endif
             kernels.push_back(facts);
         }

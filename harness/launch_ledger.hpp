@@ -20,6 +20,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace wb {
@@ -36,6 +37,10 @@ struct KernelFacts {
     double occupancy = -1.0;          ///< theoretical: resident threads per SM over the most an SM holds; -1: unknown
     std::string occupancy_limit;      ///< what limits the resident blocks, as a phrase (occupancy_limit); "" unknown
     bool on_given_stream = true;
+    /// Where the kernel comes from, for the check that a launcher runs kernels of its own: on a GPU its
+    /// qualified name ("learner::(anonymous namespace)::reduce_kernel<256>"), on the CPU emulator the
+    /// file and line of its launch. "" where the backend cannot tell.
+    std::string origin;
 
     std::int64_t blocks() const { return std::int64_t(grid.x) * grid.y * grid.z; }
     std::int64_t threads_per_block() const { return std::int64_t(block.x) * block.y * block.z; }
@@ -66,19 +71,30 @@ void ledger_abandon();
 /// The verdicts the records lead to, over all the calls of a stage (pure logic, tested without a GPU).
 class LedgerJudge {
 public:
+    /// @p candidate_track: the namespace of the stages being graded ("learner" or "reference"): a
+    /// learner's launcher that runs the reference solution's kernels is not the learner's work.
+    explicit LedgerJudge(std::string candidate_track = "learner") : track_(std::move(candidate_track)) {}
     /// Adds the record of one call of the candidate's launcher.
     void add(const LaunchRecord& record);
-    /// At the end of the correctness checks, the message of a wrong result, if any: a launcher that never
-    /// launched a kernel, that put work on another stream, or whose device memory grew with its calls.
+    /// At the end of the correctness checks, the message of a wrong result, if any: a launcher that ran
+    /// kernels that are not its own (the reference solution's, or a library's), that never launched a
+    /// kernel, that put work on another stream, or whose device memory grew with its calls.
     std::optional<std::string> verdict() const;
 
 private:
+    std::string track_;
+    std::vector<std::string> foreign_;   ///< kernels that are not the candidate's, described (a few)
     int calls_ = 0;
     int kernels_on_stream_ = 0;
     std::vector<std::string> elsewhere_;
     std::map<std::uintptr_t, std::size_t> kept_;   ///< allocations made by the launcher and not released yet
     int calls_that_kept_memory_ = 0;
 };
+
+/// Whose kernel @p kernel is, when it is not the work of a launcher of track @p candidate_track: "the
+/// reference solution's" or "a library's" (CUB, Thrust, CUTLASS, cuBLAS), or "" when it may be the
+/// candidate's own (also when nothing is known of its origin). Pure logic.
+std::string foreign_kernel_owner(const KernelFacts& kernel, const std::string& candidate_track);
 
 /// "2 kernels: `reduce_kernel` grid 528 x 256 threads, 1024 B shared, 32 registers; ..." for messages.
 std::string describe_kernels(const std::vector<KernelFacts>& kernels);

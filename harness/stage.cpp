@@ -214,7 +214,10 @@ StageFailure recheck_failure(const StageFailure& failure)
     return failure;
 }
 
-Stage::Stage(const GraderContext& context, const StageInfo& info) : context_(context), info_(info) {}
+Stage::Stage(const GraderContext& context, const StageInfo& info)
+    : context_(context), info_(info), ledger_(context.track ? context.track : "learner")
+{
+}
 
 std::string Stage::memcheck_hint() const { return wb::memcheck_hint(context_.chapter); }
 

@@ -227,3 +227,42 @@ TEST_CASE("profile mode: one launcher's launch facts as a WORKBOOK-PROFILE line"
           "[{\"name\": \"reduce_kernel<256>\", \"blocks\": 64, \"threads_per_block\": 256, \"registers\": 32, "
           "\"shared_bytes\": 0, \"local_bytes\": 0, \"occupancy\": 0.5, \"occupancy_limit\": \"\"}]}");
 }
+
+TEST_CASE("ledger: a learner's launcher that runs the reference solution's or a library's kernels is rejected")
+{
+    auto from = [](const std::string& origin) {
+        wb::KernelFacts k = kernel();
+        k.origin = origin;
+        return k;
+    };
+    // On a GPU the origin is the qualified name; on the emulator the file:line of the launch.
+    CHECK(wb::foreign_kernel_owner(from("reference::(anonymous namespace)::add_kernel"), "learner") ==
+          "the reference solution's");
+    CHECK(wb::foreign_kernel_owner(from("/home/me/workbook/solutions/02_reduce/8_warp_shuffle.cu:41"), "learner") ==
+          "the reference solution's");
+    CHECK(wb::foreign_kernel_owner(from("cub::CUB_300000_SM_900::detail::reduce::DeviceReduceKernel<Policy>"),
+                                   "learner") == "a library's");
+    CHECK(wb::foreign_kernel_owner(from("sm90_xmma_gemm_f32f32_tf32f32_f32_tn_n_tilesize128x128x32"), "learner") ==
+          "a library's");
+    CHECK(wb::foreign_kernel_owner(from("emu/include/cub/device/device_reduce.cuh:88"), "learner") == "a library's");
+    CHECK(wb::foreign_kernel_owner(from("solutions/01_elementwise/2_vectorized.cu:30"), "learner") ==
+          "the reference solution's");
+    // The learner's own kernels, wherever they live in the file, and the references graded as themselves.
+    CHECK(wb::foreign_kernel_owner(from("learner::(anonymous namespace)::add_kernel"), "learner").empty());
+    CHECK(wb::foreign_kernel_owner(from("add_kernel"), "learner").empty());   // a static kernel outside the namespace
+    CHECK(wb::foreign_kernel_owner(from("/home/me/workbook/exercises/02_reduce/8_warp_shuffle.cu:41"), "learner")
+              .empty());
+    CHECK(wb::foreign_kernel_owner(from("reference::(anonymous namespace)::add_kernel"), "reference").empty());
+    CHECK(wb::foreign_kernel_owner(from("/w/solutions/02_reduce/8_warp_shuffle.cu:41"), "reference").empty());
+    CHECK(wb::foreign_kernel_owner(from(""), "learner").empty());   // origin unknown: no verdict
+
+    wb::LedgerJudge judge("learner");
+    judge.add(call_with({kernel(), from("reference::(anonymous namespace)::reduce_kernel<256>")}));
+    REQUIRE(judge.verdict().has_value());
+    CHECK(contains(*judge.verdict(), "ran kernels that are not yours"));
+    CHECK(contains(*judge.verdict(), "the reference solution's kernel"));
+
+    wb::LedgerJudge itself("reference");
+    itself.add(call_with({from("reference::(anonymous namespace)::reduce_kernel<256>")}));
+    CHECK_FALSE(itself.verdict().has_value());
+}
