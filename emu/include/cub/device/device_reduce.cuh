@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <iterator>
+#include <type_traits>
 
 namespace cub {
 
@@ -31,11 +32,19 @@ struct DeviceReduce {
     template <class In, class Out, class N>
     static cudaError_t Sum(void* temp, std::size_t& temp_bytes, In in, Out out, N n, cudaStream_t stream = 0)
     {
-        if (temp != nullptr && n <= 0) {
-            return emu::run_in_stream_order(stream, [=] { *out = typename std::iterator_traits<In>::value_type{}; });
+        if (temp == nullptr) {
+            temp_bytes = 1;
+            return cudaSuccess;
         }
-        return reduce(
-            temp, temp_bytes, in, out, n, [](auto a, auto b) { return a + b; }, stream);
+        // CUB sums in a tree, whose rounding error grows with log n; a float sum from left to right
+        // would be off by far more on long inputs. Summing floats in double stands in for that accuracy.
+        return emu::run_in_stream_order(stream, [=] {
+            using T = typename std::iterator_traits<In>::value_type;
+            using Acc = std::conditional_t<std::is_floating_point_v<T>, double, T>;
+            Acc total{};
+            for (N i = 0; i < n; ++i) total += static_cast<Acc>(in[i]);
+            *out = static_cast<T>(total);
+        });
     }
     template <class In, class Out, class N>
     static cudaError_t Max(void* temp, std::size_t& temp_bytes, In in, Out out, N n, cudaStream_t stream = 0)
