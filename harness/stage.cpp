@@ -216,8 +216,7 @@ StageFailure recheck_failure(const StageFailure& failure)
 
 Stage::Stage(const GraderContext& context, const StageInfo& info)
     : context_(context), info_(info), ledger_(context.track ? context.track : "learner")
-{
-}
+{}
 
 std::string Stage::memcheck_hint() const { return wb::memcheck_hint(context_.chapter); }
 

@@ -71,8 +71,8 @@ void sum_2_block_then_atomic(const float* in, float* out, std::int64_t n, cudaSt
 /// writes out[0]; no atomic is needed. Correct, and one SM does all the work while the others idle.
 /// Checked (stages 3 and 4): exact dot products of small integers for the sizes of stage 1, every
 /// call twice; uniform floats within depth * 2^-24 * sum|x_i y_i| (depth counts the product's
-/// rounding too); a -inf product; nothing written past out[0]. No speed target (the first dot
-/// product); its bandwidth is shown.
+/// rounding too); a -inf product; nothing written past out[0]. Stage 3 alone: its launch runs one
+/// block (a grid is stage 4's idea). No speed target (the first dot product); its bandwidth is shown.
 void dot_3_one_block(const float* x, const float* y, float* out, std::int64_t n, cudaStream_t stream);
 
 /// @brief Stage 4: the dot product with a whole grid and one atomicAdd per block.

@@ -435,6 +435,22 @@ template <>
 void grade_stage_case<3>(wb::Stage& stage)
 {
     check_dot(stage, stages::candidate<3>);
+    // The stage is the one-block version (the contract says so, and stage 4's lesson is the grid): a
+    // grid here is right but skips the point. Checked on one launch of a mid-size input.
+    const int64_t n = 1 << 20;
+    wb::DeviceBuffer<float> x(n), y(n), out(kOutSlots);
+    wb::fill_uniform_device(x.data(), n, wb::seed() + 1047, -1.f, 1.f, stage.stream());
+    wb::fill_uniform_device(y.data(), n, wb::seed() + 1048, -1.f, 1.f, stage.stream());
+    stage.check_idea([&](cudaStream_t s) { stages::candidate<3>(x.data(), y.data(), out.data(), n, s); },
+                     [](const std::vector<wb::KernelFacts>& kernels) -> std::string {
+                         for (const wb::KernelFacts& k : kernels) {
+                             if (k.blocks() > 1)
+                                 return "stage 3 computes the dot product in one block, and `" + k.name + "` runs " +
+                                        std::to_string(k.blocks()) +
+                                        " blocks (a grid with one atomic per block is stage 4).";
+                         }
+                         return "";
+                     });
     time_dot(stage, stages::candidate<3>, nullptr, stages::current<3>);
 }
 
