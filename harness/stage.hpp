@@ -155,7 +155,9 @@ public:
     /// Runs the candidate's launcher once and waits for it, turning a rejected launch, a crash or a
     /// hang into a clear failure. The call is recorded by the launch ledger: work on another stream
     /// fails at once, no kernel and leaked memory at the end of the correctness checks. Under
-    /// compute-sanitizer (sanitizer_pass.hpp) the call after the first few ends the stage.
+    /// compute-sanitizer (sanitizer_pass.hpp) the call after the first few ends the stage. Only the
+    /// candidate's calls go through here: a library baseline run inside would count as the candidate's
+    /// kernels, which the ledger rejects as not the learner's work.
     void run(const Launch& launch);
 
     /// Ends the stage when @p report found wrong values. @p case_name says which input it was.
