@@ -8,6 +8,7 @@
 #include "harness/chapter_grader.hpp"   // the stages of stages.json: both tracks, launchers, test cases
 
 #include "09_attention/grader/reference.hpp"
+#include "harness/emulated_profile.hpp"
 #include "harness/device.hpp"
 #include "harness/timing.hpp"
 
@@ -234,6 +235,30 @@ void skip_below_compute_capability_8(int id)
 
 }   // namespace
 
+/// On the CPU emulator, after the correctness checks: the stage's memory counters beside reference stages
+/// K - 1 and K (instrumented: the learner's code, or namespace counted) on one small fp16 problem, two
+/// heads of 128 x 128 with D = 64 (stage 6: one query against 1024 keys). Advice beside a pass.
+void compare_memory(wb::Stage& stage, Attention candidate, Attention previous, Attention current, bool decode)
+{
+    if (!wb::emulated()) return;
+    const Case c = decode ? Case{1, 2, 1, 1024, 64, false, 0.0f, 0, false, "memory counters"}
+                          : Case{1, 2, 128, 128, 64, false, 0.0f, 0, false, "memory counters"};
+    const ch09::Shape s = shape_of(c);
+    wb::Rng rng(911);
+    const ch09::Inputs in = make_inputs(c, s, rng);
+    const ch08::Dtype dtype = ch08::Dtype::f16;
+    wb::DeviceBuffer<std::uint16_t> dq(ch08::encode_all(in.q, dtype)), dk(ch08::encode_all(in.k, dtype)),
+        dv(ch08::encode_all(in.v, dtype)), dO(ch09::q_elements(s));
+    wb::DeviceBuffer<float> dL(static_cast<std::size_t>(ch09::rows_total(s)));
+    auto launch_of = [&](Attention f) -> wb::Launch {
+        if (!f) return nullptr;
+        return [&, f](cudaStream_t st) { f(s, dq.data(), dk.data(), dv.data(), dtype, dO.data(), dL.data(), st); };
+    };
+    stage.compare_memory_behaviour(
+        {decode ? "fp16, 2 heads, 1 query, 1024 keys, D = 64" : "fp16, 2 heads of 128 x 128, D = 64",
+         launch_of(candidate), launch_of(previous), launch_of(current)});
+}
+
 /// Grades stage K: correctness in both types, then speed against the previous reference stage.
 template <int K>
 void grade_stage_case(wb::Stage& stage)
@@ -241,6 +266,8 @@ void grade_stage_case(wb::Stage& stage)
     constexpr bool kTensorCores = K == 4 || K == 5;   // may round P to the input type before P V
     if (kTensorCores) skip_below_compute_capability_8(K);
     check_all(stage, wb::stages::candidate<K>, kTensorCores);
+    compare_memory(stage, wb::stages::counted_candidate<K>, wb::stages::counted_previous<K>,
+                   wb::stages::counted_current<K>, K == 6);
     time_stage(stage, wb::stages::candidate<K>, wb::stages::previous<K>, wb::stages::current<K>, K == 6, kTensorCores);
 }
 

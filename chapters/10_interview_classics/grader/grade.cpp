@@ -11,6 +11,7 @@
 #include "harness/chapter_grader.hpp"   // the stages of stages.json: both tracks, launchers, test cases
 
 #include "10_interview_classics/grader/reference.hpp"
+#include "harness/emulated_profile.hpp"
 #include "harness/sampling.hpp"
 
 #include <algorithm>
@@ -407,6 +408,55 @@ void time_dot(wb::Stage& stage, DotLauncher candidate, DotLauncher previous, Dot
         });
 }
 
+// ---- memory behaviour (CPU emulator) -----------------------------------------------------------
+
+constexpr int64_t kCountedElements = 1 << 14;
+
+/// On the CPU emulator, after the correctness checks: the stage's memory counters beside reference
+/// stages K - 1 (when it computes the same thing) and K on 2^14 floats; advice, never a failure here.
+/// `call(f, out)` calls launcher f (instrumented: the learner's, or namespace counted) on the input.
+template <typename F, typename Call>
+void compare_memory(wb::Stage& stage, F candidate, F previous, F current, const std::string& description, Call call)
+{
+    if (!wb::emulated()) return;
+    wb::DeviceBuffer<float> out(kOutSlots);
+    auto launch_of = [&](F f) -> wb::Launch {
+        if (!f) return nullptr;
+        return [&, f](cudaStream_t s) { call(f, out.data(), s); };
+    };
+    stage.compare_memory_behaviour({description, launch_of(candidate), launch_of(previous), launch_of(current)});
+}
+
+void compare_sum_memory(wb::Stage& stage, SumLauncher candidate, SumLauncher previous, SumLauncher current)
+{
+    if (!wb::emulated()) return;
+    wb::DeviceBuffer<float> in(kCountedElements);
+    wb::fill_uniform_device(in.data(), kCountedElements, wb::seed() + 1051, -1.f, 1.f, stage.stream());
+    compare_memory(stage, candidate, previous, current, "2^14 floats",
+                   [&](SumLauncher f, float* out, cudaStream_t s) { f(in.data(), out, kCountedElements, s); });
+}
+
+void compare_dot_memory(wb::Stage& stage, DotLauncher candidate, DotLauncher previous, DotLauncher current)
+{
+    if (!wb::emulated()) return;
+    wb::DeviceBuffer<float> x(kCountedElements), y(kCountedElements);
+    wb::fill_uniform_device(x.data(), kCountedElements, wb::seed() + 1052, -1.f, 1.f, stage.stream());
+    wb::fill_uniform_device(y.data(), kCountedElements, wb::seed() + 1053, -1.f, 1.f, stage.stream());
+    compare_memory(stage, candidate, previous, current, "2^14 floats in x and in y",
+                   [&](DotLauncher f, float* out, cudaStream_t s) { f(x.data(), y.data(), out, kCountedElements, s); });
+}
+
+void compare_softmax_memory(wb::Stage& stage, SoftmaxLauncher candidate, SoftmaxLauncher current)
+{
+    if (!wb::emulated()) return;
+    wb::DeviceBuffer<float> x(kCountedElements), y(kCountedElements), workspace(ch10::kWorkspaceFloats);
+    wb::fill_uniform_device(x.data(), kCountedElements, wb::seed() + 1054, -8.f, 8.f, stage.stream());
+    auto launch_of = [&](SoftmaxLauncher f) -> wb::Launch {
+        return [&, f](cudaStream_t s) { f(x.data(), y.data(), kCountedElements, workspace.data(), s); };
+    };
+    stage.compare_memory_behaviour({"2^14 floats", launch_of(candidate), nullptr, launch_of(current)});
+}
+
 }   // namespace
 
 namespace stages = wb::stages;   // candidate<K>, previous<K>, current<K>: the launchers of stage K
@@ -419,6 +469,7 @@ template <>
 void grade_stage_case<1>(wb::Stage& stage)
 {
     check_sum(stage, stages::candidate<1>);
+    compare_sum_memory(stage, stages::counted_candidate<1>, nullptr, stages::counted_current<1>);
     time_sum(stage, stages::candidate<1>, nullptr, stages::current<1>);
 }
 
@@ -427,6 +478,7 @@ template <>
 void grade_stage_case<2>(wb::Stage& stage)
 {
     check_sum(stage, stages::candidate<2>);
+    compare_sum_memory(stage, stages::counted_candidate<2>, stages::counted_previous<2>, stages::counted_current<2>);
     time_sum(stage, stages::candidate<2>, stages::previous<2>, stages::current<2>);
 }
 
@@ -435,6 +487,7 @@ template <>
 void grade_stage_case<3>(wb::Stage& stage)
 {
     check_dot(stage, stages::candidate<3>);
+    compare_dot_memory(stage, stages::counted_candidate<3>, nullptr, stages::counted_current<3>);
     // The stage is the one-block version (the contract says so, and stage 4's lesson is the grid): a
     // grid here is right but skips the point. Checked on one launch of a mid-size input.
     const int64_t n = 1 << 20;
@@ -459,6 +512,7 @@ template <>
 void grade_stage_case<4>(wb::Stage& stage)
 {
     check_dot(stage, stages::candidate<4>);
+    compare_dot_memory(stage, stages::counted_candidate<4>, stages::counted_previous<4>, stages::counted_current<4>);
     time_dot(stage, stages::candidate<4>, stages::previous<4>, stages::current<4>);
 }
 
@@ -469,6 +523,7 @@ template <>
 void grade_stage_case<5>(wb::Stage& stage)
 {
     check_softmax(stage, stages::candidate<5>);
+    compare_softmax_memory(stage, stages::counted_candidate<5>, stages::counted_current<5>);
     if (!stage.measures_speed()) return;   // nothing timed (CPU emulator, WORKBOOK_CORRECTNESS_ONLY): no large inputs
     const int64_t n = kTimedElements;
     wb::DeviceBuffer<float> x(n), y(n), w_candidate(ch10::kWorkspaceFloats), w_current(ch10::kWorkspaceFloats);

@@ -146,15 +146,18 @@ inline void check_row_address(const void* row, int lane, const char* what, const
 }
 
 /// Reads the calling lane's row, as the loads of the kernel code (checked for races and unwritten
-/// shared memory): four 4-byte loads.
+/// shared memory): one 16-byte load, as the hardware reads a row. The memory counters then serve the
+/// warp's rows per quarter-warp, eight rows (one 8 x 8 matrix) at a time, which is how ldmatrix meets
+/// the banks: a layout whose eight rows of a matrix fall in eight different 16-byte bank groups is
+/// conflict-free (four 4-byte loads would have counted the same layout as 4-way conflicted).
 inline Row16 read_row(const void* row)
 {
     Row16 r;
-    const auto* words = static_cast<const std::uint32_t*>(row);
+    const uint4 v = *static_cast<const uint4*>(row);
+    const std::uint32_t words[4] = {v.x, v.y, v.z, v.w};
     for (int w = 0; w < 4; ++w) {
-        const std::uint32_t v = words[w];
-        r.e[2 * w] = static_cast<std::uint16_t>(v & 0xffffu);
-        r.e[2 * w + 1] = static_cast<std::uint16_t>(v >> 16);
+        r.e[2 * w] = static_cast<std::uint16_t>(words[w] & 0xffffu);
+        r.e[2 * w + 1] = static_cast<std::uint16_t>(words[w] >> 16);
     }
     return r;
 }
