@@ -29,36 +29,6 @@ int LaunchRecord::kernels_on_given_stream() const
 
 namespace {
 
-/// "ch02::(anonymous namespace)::reduce_kernel<256>(float const*, float*, long)" -> "reduce_kernel<256>".
-[[maybe_unused]] std::string short_kernel_name(const std::string& raw)
-{
-    std::string name = raw;
-    int status = 0;
-    if (std::unique_ptr<char, void (*)(void*)> demangled{abi::__cxa_demangle(raw.c_str(), nullptr, nullptr, &status),
-                                                         std::free};
-        status == 0 && demangled) {
-        name = demangled.get();
-    }
-    // Drop the parameter list, then the namespaces (outside template brackets).
-    int depth = 0;
-    for (std::size_t i = 0; i < name.size(); ++i) {
-        if (name[i] == '<') ++depth;
-        if (name[i] == '>') --depth;
-        if (name[i] == '(' && depth == 0 && name.compare(i, 11, "(anonymous ") != 0) {
-            name.resize(i);
-            break;
-        }
-    }
-    std::size_t start = 0;
-    depth = 0;
-    for (std::size_t i = 0; i + 1 < name.size(); ++i) {
-        if (name[i] == '<') ++depth;
-        if (name[i] == '>') --depth;
-        if (depth == 0 && name[i] == ':' && name[i + 1] == ':') start = i + 2;
-    }
-    return name.substr(start);
-}
-
 /// "learner::(anonymous namespace)::reduce_kernel<256>(float const*, float*, long)" ->
 /// "learner::(anonymous namespace)::reduce_kernel<256>": demangled, without the parameter list.
 [[maybe_unused]] std::string qualified_kernel_name(const std::string& raw)
@@ -82,6 +52,21 @@ namespace {
     // A return type written before the name ("void learner::kernel<...>") is not part of it.
     if (name.compare(0, 5, "void ") == 0) name.erase(0, 5);
     return name;
+}
+
+/// "ch02::(anonymous namespace)::reduce_kernel<256>(float const*, float*, long)" -> "reduce_kernel<256>":
+/// the qualified name without its namespaces (outside template brackets).
+[[maybe_unused]] std::string short_kernel_name(const std::string& raw)
+{
+    const std::string name = qualified_kernel_name(raw);
+    std::size_t start = 0;
+    int depth = 0;
+    for (std::size_t i = 0; i + 1 < name.size(); ++i) {
+        if (name[i] == '<') ++depth;
+        if (name[i] == '>') --depth;
+        if (depth == 0 && name[i] == ':' && name[i + 1] == ':') start = i + 2;
+    }
+    return name.substr(start);
 }
 
 std::string dims(const dim3& d)
