@@ -334,26 +334,35 @@ void LedgerJudge::add(const LaunchRecord& record)
     if (kept_.size() > kept_before) ++calls_that_kept_memory_;
 }
 
+namespace {
+
+/// One indented line per item, for a verdict that lists what it saw.
+std::string indented_lines(const std::vector<std::string>& items)
+{
+    std::string text;
+    for (const std::string& item : items) text += "\n    " + item;
+    return text;
+}
+
+}   // namespace
+
 std::optional<std::string> LedgerJudge::verdict() const
 {
     if (calls_ == 0) return std::nullopt;
     if (!foreign_.empty()) {
-        std::string list;
-        for (const std::string& what : foreign_) list += "\n    " + what;
-        return std::string("your launcher ran kernels that are not yours:" + list +
+        return std::string("your launcher ran kernels that are not yours:" + indented_lines(foreign_) +
                            "\n  the results may be right, but they are not your work: a call of the reference "
                            "solution's launcher, or of a library (CUB, Thrust, cuBLAS), does the stage for you. "
                            "Write the kernel in your stage file and launch it on the stream you were given.");
     }
     if (!elsewhere_.empty()) {
-        std::string list;
-        for (const std::string& what : elsewhere_) list += "\n    " + what;
-        return std::string("your launcher put work on another stream than the one it was given:" + list +
-                           "\n  likely cause: a launch without its stream, kernel<<<grid, block>>>(...), or a "
-                           "cudaMemcpy / cudaMemset without the stream, runs on the default stream instead of the "
-                           "stream it was given: unordered with the grader's work and outside its timing. Pass the "
-                           "stream you were given: "
-                           "kernel<<<grid, block, shared_bytes, stream>>>(...), cudaMemsetAsync(..., stream).");
+        return std::string(
+            "your launcher put work on another stream than the one it was given:" + indented_lines(elsewhere_) +
+            "\n  likely cause: a launch without its stream, kernel<<<grid, block>>>(...), or a "
+            "cudaMemcpy / cudaMemset without the stream, runs on the default stream instead of the "
+            "stream it was given: unordered with the grader's work and outside its timing. Pass the "
+            "stream you were given: "
+            "kernel<<<grid, block, shared_bytes, stream>>>(...), cudaMemsetAsync(..., stream).");
     }
     if (kernels_on_stream_ == 0) {
         return std::string("your launcher launched no kernel: in " + std::to_string(calls_) +
