@@ -413,16 +413,15 @@ void time_dot(wb::Stage& stage, DotLauncher candidate, DotLauncher previous, Dot
 constexpr int64_t kCountedElements = 1 << 14;
 
 /// On the CPU emulator, after the correctness checks: the stage's memory counters beside reference
-/// stages K - 1 (when it computes the same thing) and K on 2^14 floats; advice, never a failure here.
-/// `call(f, out)` calls launcher f (instrumented: the learner's, or namespace counted) on the input.
+/// stages K - 1 (when it computes the same thing; nullptr otherwise) and K on 2^14 floats; advice, never
+/// a failure here. `call(f, s)` calls launcher f (instrumented: the learner's, or namespace counted) on
+/// the caller's buffers.
 template <typename F, typename Call>
 void compare_memory(wb::Stage& stage, F candidate, F previous, F current, const std::string& description, Call call)
 {
-    if (!wb::emulated()) return;
-    wb::DeviceBuffer<float> out(kOutSlots);
     auto launch_of = [&](F f) -> wb::Launch {
         if (!f) return nullptr;
-        return [&, f](cudaStream_t s) { call(f, out.data(), s); };
+        return [&, f](cudaStream_t s) { call(f, s); };
     };
     stage.compare_memory_behaviour({description, launch_of(candidate), launch_of(previous), launch_of(current)});
 }
@@ -430,20 +429,20 @@ void compare_memory(wb::Stage& stage, F candidate, F previous, F current, const 
 void compare_sum_memory(wb::Stage& stage, SumLauncher candidate, SumLauncher previous, SumLauncher current)
 {
     if (!wb::emulated()) return;
-    wb::DeviceBuffer<float> in(kCountedElements);
+    wb::DeviceBuffer<float> in(kCountedElements), out(kOutSlots);
     wb::fill_uniform_device(in.data(), kCountedElements, wb::seed() + 1051, -1.f, 1.f, stage.stream());
     compare_memory(stage, candidate, previous, current, "2^14 floats",
-                   [&](SumLauncher f, float* out, cudaStream_t s) { f(in.data(), out, kCountedElements, s); });
+                   [&](SumLauncher f, cudaStream_t s) { f(in.data(), out.data(), kCountedElements, s); });
 }
 
 void compare_dot_memory(wb::Stage& stage, DotLauncher candidate, DotLauncher previous, DotLauncher current)
 {
     if (!wb::emulated()) return;
-    wb::DeviceBuffer<float> x(kCountedElements), y(kCountedElements);
+    wb::DeviceBuffer<float> x(kCountedElements), y(kCountedElements), out(kOutSlots);
     wb::fill_uniform_device(x.data(), kCountedElements, wb::seed() + 1052, -1.f, 1.f, stage.stream());
     wb::fill_uniform_device(y.data(), kCountedElements, wb::seed() + 1053, -1.f, 1.f, stage.stream());
     compare_memory(stage, candidate, previous, current, "2^14 floats in x and in y",
-                   [&](DotLauncher f, float* out, cudaStream_t s) { f(x.data(), y.data(), out, kCountedElements, s); });
+                   [&](DotLauncher f, cudaStream_t s) { f(x.data(), y.data(), out.data(), kCountedElements, s); });
 }
 
 void compare_softmax_memory(wb::Stage& stage, SoftmaxLauncher candidate, SoftmaxLauncher current)
@@ -451,10 +450,9 @@ void compare_softmax_memory(wb::Stage& stage, SoftmaxLauncher candidate, Softmax
     if (!wb::emulated()) return;
     wb::DeviceBuffer<float> x(kCountedElements), y(kCountedElements), workspace(ch10::kWorkspaceFloats);
     wb::fill_uniform_device(x.data(), kCountedElements, wb::seed() + 1054, -8.f, 8.f, stage.stream());
-    auto launch_of = [&](SoftmaxLauncher f) -> wb::Launch {
-        return [&, f](cudaStream_t s) { f(x.data(), y.data(), kCountedElements, workspace.data(), s); };
-    };
-    stage.compare_memory_behaviour({"2^14 floats", launch_of(candidate), nullptr, launch_of(current)});
+    compare_memory(
+        stage, candidate, SoftmaxLauncher{nullptr}, current, "2^14 floats",
+        [&](SoftmaxLauncher f, cudaStream_t s) { f(x.data(), y.data(), kCountedElements, workspace.data(), s); });
 }
 
 }   // namespace
