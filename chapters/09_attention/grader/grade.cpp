@@ -233,8 +233,6 @@ void skip_below_compute_capability_8(int id)
     throw wb::StageFailure{wb::Status::skipped, reason};
 }
 
-}   // namespace
-
 /// On the CPU emulator, after the correctness checks: the stage's memory counters beside reference stages
 /// K - 1 and K (instrumented: the learner's code, or namespace counted) on one small fp16 problem, two
 /// heads of 128 x 128 with D = 64 (stage 6: one query against 1024 keys). Advice beside a pass.
@@ -258,6 +256,8 @@ void compare_memory(wb::Stage& stage, Attention candidate, Attention previous, A
         {decode ? "fp16, 2 heads, 1 query, 1024 keys, D = 64" : "fp16, 2 heads of 128 x 128, D = 64",
          launch_of(candidate), launch_of(previous), launch_of(current)});
 }
+
+}   // namespace
 
 /// Grades stage K: correctness in both types, then speed against the previous reference stage.
 template <int K>
