@@ -57,6 +57,12 @@ if(arch_number LESS WORKBOOK_MIN_ARCH)
     "Compute capability ${arch_number} is older than the workbook's minimum (7.0, Volta): the lessons "
     "rely on independent thread scheduling; use a Volta or newer GPU.")
 endif()
+if(arch STREQUAL "90")
+  # Compute capability 9.0 (Hopper): build sm_90a, which adds the instructions of that chip alone
+  # (wgmma, setmaxnreg) that chapter 8's stages 6 and 7 use. The code then runs on 9.0 GPUs only,
+  # which is the one this build is for.
+  set(arch "90a")
+endif()
 set(CMAKE_CUDA_ARCHITECTURES "${arch}" CACHE STRING "set by WorkbookToolchain" FORCE)
 message(STATUS "Workbook: building for sm_${arch} (${arch_reason})")
 

@@ -35,6 +35,18 @@ __device__ __forceinline__ void store_c(float* c, float acc, float alpha, float 
     *c = beta == 0.0f ? alpha * acc : alpha * acc + beta * *c;
 }
 
+/// Output tile @p id of a 1-D numbering -> (tile row @p tm, tile column @p tn), in groups of @p group_rows
+/// tile rows that walk along N together: tiles running at the same time share their rows of A and
+/// columns of B, which then stay in L2 (matters from about 8192^3 on).
+__device__ __forceinline__ void grouped_tile(int id, int tiles_m, int tiles_n, int group_rows, int& tm, int& tn)
+{
+    const int per_group = group_rows * tiles_n;
+    const int first = (id / per_group) * group_rows;
+    const int rows_here = tiles_m - first < group_rows ? tiles_m - first : group_rows;
+    tm = first + (id % per_group) % rows_here;
+    tn = (id % per_group) / rows_here;
+}
+
 #ifdef CH08_HAS_PIPELINE
 // ---- cp.async, through the pipeline primitives of <cuda_pipeline.h> -----------------------------
 // __pipeline_memcpy_async(dst, src, 16, zfill) is one cp.async.cg (LDGSTS in the SASS): 16 bytes from
@@ -61,5 +73,39 @@ __device__ __forceinline__ void cp_async_wait()
     __pipeline_wait_prior(kPending);
 }
 #endif   // CH08_HAS_PIPELINE
+
+#ifdef CH08_HAS_PIPELINE   // device code: not for the grader's host-only files either
+/// The epilogue of one wgmma warpgroup's 64 x 256 accumulators (layout in chapters/common/hopper.cuh),
+/// called by each of its threads: this warp's rows start at @p row0 (the tile's row + 16 x the warp's
+/// place in the warpgroup), the tile's columns at @p col0. C = alpha * acc + beta * C inside M x N; two
+/// neighbouring columns go out as one 8-byte store when N is even (then the address is 8-byte aligned).
+__device__ __forceinline__ void store_wgmma_64x256(const float (&acc)[128], int row0, int col0, int M, int N,
+                                                   float alpha, float beta, float* C)
+{
+    const int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
+    const bool pairs = N % 2 == 0;
+#pragma unroll
+    for (int j = 0; j < 32; ++j)
+#pragma unroll
+        for (int half = 0; half < 2; ++half) {
+            const int row = row0 + g + 8 * half, col = col0 + 8 * j + 2 * t;
+            if (row >= M) continue;
+            float* c = C + static_cast<std::int64_t>(row) * N + col;
+            const float v0 = alpha * acc[4 * j + 2 * half], v1 = alpha * acc[4 * j + 2 * half + 1];
+            if (pairs && col + 1 < N) {
+                float2 out = make_float2(v0, v1);
+                if (beta != 0.0f) {
+                    const float2 old = *reinterpret_cast<const float2*>(c);
+                    out.x += beta * old.x, out.y += beta * old.y;
+                }
+                *reinterpret_cast<float2*>(c) = out;
+            } else {
+                if (col < N) c[0] = beta == 0.0f ? v0 : v0 + beta * c[0];
+                if (col + 1 < N) c[1] = beta == 0.0f ? v1 : v1 + beta * c[1];
+            }
+        }
+}
+#endif
+
 
 }   // namespace ch08

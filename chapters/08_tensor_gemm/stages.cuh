@@ -30,7 +30,10 @@
 /// - alpha and beta are arbitrary floats. Inputs are finite fp16/bf16 values, some large and some tiny
 ///   (subnormal in fp16); products are exact in fp32, sums are rounded to fp32.
 /// - The stages use tensor cores and need compute capability 8.0 or newer (mma.sync m16n8k16 for bf16,
-///   cp.async): the grader skips them, with that reason, on older GPUs.
+///   cp.async): the grader skips them, with that reason, on older GPUs. Stages 6 and 7 use Hopper's
+///   sm_90a instructions (TMA, wgmma, setmaxnreg) and run on compute capability 9.0 alone; the CPU
+///   emulator does not model them either. TMA adds its own rules, which the contract above already
+///   meets: a 16-byte aligned base and a row length in bytes (2 K) that is a multiple of 16.
 ///
 /// What the grader checks, for every stage: small and odd shapes in fp16 and bf16 against a float64 CPU
 /// reference of the rounded inputs, with a tolerance that grows with K (derivation in
@@ -92,5 +95,29 @@ void hgemm_4_cp_async(int M, int N, int K, float alpha, const void* A, const voi
 /// Checked: correctness; speed-up over reference stage 4.
 void hgemm_5_swizzle(int M, int N, int K, float alpha, const void* A, const void* B, ch08::Dtype dtype, float beta,
                      float* C, cudaStream_t stream);
+
+/// @brief Stage 6 (Hopper, compute capability 9.0): TMA copies into swizzled shared memory, `wgmma` reads
+/// it.
+///
+/// One thread asks the copy engine (TMA) for whole 128 x 64 and 256 x 64 tiles, which land in the
+/// 128-byte swizzle of stage 5 and complete an mbarrier; two warpgroups each multiply 64 x 256 of the
+/// 128 x 256 block tile with `wgmma` m64n256k16, both operands read from shared memory (helpers in
+/// chapters/common/hopper.cuh). Four 48 KiB buffers; a __syncthreads after each tile frees its buffer.
+/// Uses sm_90a instructions: graded on compute capability 9.0 only (skipped elsewhere, with the reason).
+/// Checked: correctness; speed-up over reference stage 5.
+void hgemm_6_tma_wgmma(int M, int N, int K, float alpha, const void* A, const void* B, ch08::Dtype dtype, float beta,
+                       float* C, cudaStream_t stream);
+
+/// @brief Stage 7 (Hopper, compute capability 9.0): warp specialisation, persistent blocks, an L2-friendly
+/// tile order.
+///
+/// A producer warpgroup (one thread issuing TMA, its registers given back with setmaxnreg) and two
+/// consumer warpgroups (wgmma, more registers) pass buffers through "full" and "empty" mbarriers, with
+/// no block-wide barrier in the loop; one block per SM walks a grouped list of output tiles, so the
+/// next tile's copies overlap this tile's epilogue.
+/// Uses sm_90a instructions: graded on compute capability 9.0 only (skipped elsewhere, with the reason).
+/// Checked: correctness; speed-up over reference stage 6.
+void hgemm_7_warp_specialized(int M, int N, int K, float alpha, const void* A, const void* B, ch08::Dtype dtype,
+                              float beta, float* C, cudaStream_t stream);
 
 }   // namespace WORKBOOK_TRACK
