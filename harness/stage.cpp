@@ -729,7 +729,9 @@ StageVerdict run_stage(const GraderContext& context, const StageInfo& info, cons
     } catch (const HangError& hang) {
         verdict = {Status::hung, "a kernel was still running after " + std::to_string(static_cast<int>(hang.seconds)) +
                                      " s: a deadlock (a __syncthreads() that not every thread of the block "
-                                     "reaches) or a loop that never ends.\n  " +
+                                     "reaches, or an mbarrier wait that nothing completes: a parity that "
+                                     "does not flip, fewer arrivals or bytes than the barrier expects) or a "
+                                     "loop that never ends.\n  " +
                                      memcheck_hint(context.chapter)};
         print_result(context, info, verdict.status, verdict.message, fields);
         std::printf("FAILED: %s\n", verdict.message.c_str());
