@@ -702,6 +702,24 @@ StageVerdict run_stage(const GraderContext& context, const StageInfo& info, cons
     seed();
     StageVerdict verdict{Status::passed, ""};
     std::string fields;
+    // A hung kernel is reported where the wait gives up, and the process ends there: the GPU cannot be
+    // freed from it inside this process, and unwinding would block in the first cudaFree.
+    const auto report_hang = [&](double seconds) {
+        const std::string message =
+            "a kernel was still running after " + std::to_string(static_cast<int>(seconds)) +
+            " s: a deadlock (a __syncthreads() that not every thread of the block reaches, or an mbarrier wait "
+            "that nothing completes: a parity that does not flip, fewer arrivals or bytes than the barrier "
+            "expects) or a loop that never ends.\n  " +
+            memcheck_hint(context.chapter);
+        print_result(context, info, Status::hung, message, fields);
+        std::printf("FAILED: %s\n", message.c_str());
+        std::fflush(stdout);
+        std::_Exit(1);
+    };
+    set_hang_handler(report_hang);
+    struct ClearHandler {
+        ~ClearHandler() { set_hang_handler({}); }
+    } clear_handler;
     try {
         const DeviceInfo& gpu = device_info();
         std::printf("GPU: %s (compute capability %d.%d, %d SMs)\n", gpu.name.c_str(), gpu.cc_major, gpu.cc_minor,
@@ -727,16 +745,7 @@ StageVerdict run_stage(const GraderContext& context, const StageInfo& info, cons
     } catch (const SanitizerCasesDone&) {
         // The child that compute-sanitizer runs has checked its cases: what the tools saw is their verdict.
     } catch (const HangError& hang) {
-        verdict = {Status::hung, "a kernel was still running after " + std::to_string(static_cast<int>(hang.seconds)) +
-                                     " s: a deadlock (a __syncthreads() that not every thread of the block "
-                                     "reaches, or an mbarrier wait that nothing completes: a parity that "
-                                     "does not flip, fewer arrivals or bytes than the barrier expects) or a "
-                                     "loop that never ends.\n  " +
-                                     memcheck_hint(context.chapter)};
-        print_result(context, info, verdict.status, verdict.message, fields);
-        std::printf("FAILED: %s\n", verdict.message.c_str());
-        std::fflush(stdout);
-        std::_Exit(1);   // the GPU cannot be freed from a hung kernel inside this process
+        report_hang(hang.seconds);
     } catch (const CudaError& error) {
         const StageFailure failure = failure_from_cuda(error, context.chapter);
         verdict = {failure.status, failure.message};

@@ -67,6 +67,16 @@ std::string describe_speed_rule(double target, double reference_gain, int stage)
     return text;
 }
 
+namespace {
+std::function<void(double)>& hang_handler()
+{
+    static std::function<void(double)> handler;
+    return handler;
+}
+}   // namespace
+
+void set_hang_handler(std::function<void(double seconds)> handler) { hang_handler() = std::move(handler); }
+
 void synchronize_with_timeout(cudaStream_t stream)
 {
     static const double limit_seconds = [] {
@@ -81,7 +91,10 @@ void synchronize_with_timeout(cudaStream_t stream)
         if (status == cudaSuccess) return;
         if (status != cudaErrorNotReady) WB_CUDA_CHECK(status);
         const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        if (waited > limit_seconds) throw HangError{waited};
+        if (waited > limit_seconds) {
+            if (hang_handler()) hang_handler()(waited);   // does not return
+            throw HangError{waited};
+        }
         std::this_thread::sleep_for(std::chrono::microseconds(waited < 0.01 ? 20 : 1000));
     }
 }

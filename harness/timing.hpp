@@ -61,6 +61,12 @@ struct HangError {
     double seconds;
 };
 
+/// What synchronize_with_timeout does on a hang, before anything else can run: the stage runner installs
+/// one that prints the stage's verdict and ends the process at once. Unwinding instead would run
+/// destructors that free device memory, and cudaFree waits for the hung kernel: forever. Without a
+/// handler (an empty function), HangError is thrown.
+void set_hang_handler(std::function<void(double seconds)> handler);
+
 /// cap(G) of the file comment: the most a stage can be asked to gain, given the reference's gain G.
 double speedup_cap(double reference_gain);
 
