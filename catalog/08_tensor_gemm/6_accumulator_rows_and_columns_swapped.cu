@@ -88,7 +88,8 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
         for (int e = 0; e < 4; ++e) {
             const int row = row0 + g + 8 * (e % 2), col = n0 + 8 * j + 2 * t + e / 2;
-            if (row < M && col < N) ch08::store_c(C + static_cast<std::int64_t>(row) * N + col, acc[4 * j + e], alpha, beta);
+            if (row < M && col < N)
+                ch08::store_c(C + static_cast<std::int64_t>(row) * N + col, acc[4 * j + e], alpha, beta);
         }
 }
 
