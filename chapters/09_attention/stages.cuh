@@ -16,8 +16,8 @@
 ///   the usual lower triangle. When q_len > kv_len the first q_len - kv_len query rows see no key at all:
 ///   their O is 0 and their lse is -inf (never NaN).
 /// - Accumulation in fp32: the scores, the running maximum and sum, and O before its final rounding.
-///   The sum behind lse is of the unrounded fp32 probabilities. Stages 4 and 5 may round P to the input
-///   type before P V (tensor cores take 16-bit operands); stages 1, 2, 3 and 6 keep P in fp32.
+///   The sum behind lse is of the unrounded fp32 probabilities. Stages 4, 5 and 7 may round P to the
+///   input type before P V (tensor cores take 16-bit operands); stages 1, 2, 3 and 6 keep P in fp32.
 /// - Sizes: 1 <= q_len, kv_len <= 2^17, batch * heads <= 2^16, head_dim 64 or 128, any finite scale.
 ///   Nothing is a multiple of a tile: q_len and kv_len of 1, 17, 63, 65, 100 are graded.
 /// - Q, K, V, O and lse come from cudaMalloc and do not overlap. O and lse are filled with NaN before
@@ -108,5 +108,18 @@ void attention_5_pipelined(const ch09::Shape& shape, const void* q, const void* 
 /// (8, 32, q_len 1, kv_len 8192, head_dim 128, non-causal), reported as TB/s of K and V read.
 void attention_6_decode_split_kv(const ch09::Shape& shape, const void* q, const void* k, const void* v,
                                  ch08::Dtype dtype, void* o, float* lse, cudaStream_t stream);
+
+/// @brief Stage 7 (Hopper, compute capability 9.0): TMA, `wgmma` and producer/consumer warpgroups.
+///
+/// FlashAttention-3's structure on chapter 8's Hopper pieces (chapters/common/hopper.cuh): a producer
+/// warpgroup loads Q once and streams K and V tiles with TMA (3-D tensor maps, one plane per head) into
+/// two buffers, each completing an mbarrier; two consumer warpgroups of 64 query rows compute S = Q K^T
+/// with `wgmma` from shared memory, the online softmax in registers, and O += P V with `wgmma` taking P
+/// from registers and V N-major from shared memory; "empty" barriers hand the buffers back.
+/// Uses sm_90a instructions: graded on compute capability 9.0 only (skipped elsewhere, with the reason).
+/// Checked: correctness (P may be rounded to the input type); speed-up over reference stage 5 on the
+/// prefill shape (stage 6 is the decode kernel).
+void attention_7_hopper_wgmma(const ch09::Shape& shape, const void* q, const void* k, const void* v, ch08::Dtype dtype,
+                              void* o, float* lse, cudaStream_t stream);
 
 }   // namespace WORKBOOK_TRACK

@@ -61,15 +61,13 @@ namespace wb::hopper {
 /// The element of a tensor map: the two 16-bit types of chapter 8.
 enum class Element16 { f16, bf16 };
 
-/// A tensor map for a row-major matrix of @p rows x @p cols 16-bit elements (row stride @p cols), read in
-/// boxes of @p box_rows x 64 columns (64 elements = 128 bytes, the width of the 128-byte swizzle), stored
-/// in shared memory with that swizzle. Outside the matrix the box is filled with zeros. Needs @p cols % 8
-/// == 0 and a 16-byte-aligned @p base (TMA's rules for the row stride and the address).
-inline CUtensorMap make_tensor_map_2d(const void* base, Element16 element, std::int64_t rows, std::int64_t cols,
-                                      int box_rows)
+namespace detail {
+/// cuTensorMapEncodeTiled for @p planes matrices of @p rows x @p cols (rank 2 when planes == 1, else 3).
+inline CUtensorMap encode_tensor_map(const void* base, Element16 element, std::int64_t planes, std::int64_t rows,
+                                     std::int64_t cols, int box_rows)
 {
 #if defined(WORKBOOK_EMULATED)
-    (void)base, (void)element, (void)rows, (void)cols, (void)box_rows;
+    (void)base, (void)element, (void)planes, (void)rows, (void)cols, (void)box_rows;
     throw std::logic_error("TMA tensor maps are not emulated: this stage runs on a GPU of compute capability 9.0 only");
 #else
     // cuTensorMapEncodeTiled is a driver function; the runtime hands out its address, so the workbook
@@ -89,13 +87,15 @@ inline CUtensorMap make_tensor_map_2d(const void* base, Element16 element, std::
         return reinterpret_cast<Encode>(fn);
     }();
     CUtensorMap map{};
-    const cuuint64_t sizes[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};   // innermost first
-    const cuuint64_t row_stride_bytes[1] = {static_cast<cuuint64_t>(cols) * 2};
-    const cuuint32_t box[2] = {64, static_cast<cuuint32_t>(box_rows)};
-    const cuuint32_t unit_steps[2] = {1, 1};
+    const cuuint64_t sizes[3] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows),
+                                 static_cast<cuuint64_t>(planes)};   // innermost first
+    const cuuint64_t strides_bytes[2] = {static_cast<cuuint64_t>(cols) * 2, static_cast<cuuint64_t>(rows * cols) * 2};
+    const cuuint32_t box[3] = {64, static_cast<cuuint32_t>(box_rows), 1};
+    const cuuint32_t unit_steps[3] = {1, 1, 1};
+    const cuuint32_t rank = planes == 1 ? 2 : 3;
     const CUresult result =
-        encode(&map, element == Element16::f16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2,
-               const_cast<void*>(base), sizes, row_stride_bytes, box, unit_steps, CU_TENSOR_MAP_INTERLEAVE_NONE,
+        encode(&map, element == Element16::f16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
+               rank, const_cast<void*>(base), sizes, strides_bytes, box, unit_steps, CU_TENSOR_MAP_INTERLEAVE_NONE,
                CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     if (result != CUDA_SUCCESS)
         throw std::runtime_error("cuTensorMapEncodeTiled refused a " + std::to_string(rows) + " x " +
@@ -103,6 +103,25 @@ inline CUtensorMap make_tensor_map_2d(const void* base, Element16 element, std::
                                  "): the base must be 16-byte aligned and the row length a multiple of 8");
     return map;
 #endif
+}
+}   // namespace detail
+
+/// A tensor map for a row-major matrix of @p rows x @p cols 16-bit elements (row stride @p cols), read in
+/// boxes of @p box_rows x 64 columns (64 elements = 128 bytes, the width of the 128-byte swizzle), stored
+/// in shared memory with that swizzle. Outside the matrix the box is filled with zeros. Needs @p cols % 8
+/// == 0 and a 16-byte-aligned @p base (TMA's rules for the row stride and the address).
+inline CUtensorMap make_tensor_map_2d(const void* base, Element16 element, std::int64_t rows, std::int64_t cols,
+                                      int box_rows)
+{
+    return detail::encode_tensor_map(base, element, 1, rows, cols, box_rows);
+}
+
+/// The same for a stack of @p planes such matrices (e.g. [batch * heads][rows][cols]): boxes of @p box_rows x
+/// 64 inside one plane, zeros past the plane's last row, so a tile never reads its neighbour's rows.
+inline CUtensorMap make_tensor_map_3d(const void* base, Element16 element, std::int64_t planes, std::int64_t rows,
+                                      std::int64_t cols, int box_rows)
+{
+    return detail::encode_tensor_map(base, element, planes, rows, cols, box_rows);
 }
 
 // ---- device ---------------------------------------------------------------------------------------
@@ -198,6 +217,24 @@ __device__ __forceinline__ void tma_load_2d(void* dst, const CUtensorMap* map, s
 #endif
 }
 
+/// The same for a 3-D tensor map: the box at (plane @p plane, row @p row, column @p col).
+__device__ __forceinline__ void tma_load_3d(void* dst, const CUtensorMap* map, std::uint64_t* bar, int plane, int row,
+                                            int col)
+{
+#if WB_SM90A
+    const std::uint64_t map_address = reinterpret_cast<std::uint64_t>(map);
+    asm volatile(
+        "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+        " [%0], [%1, {%2, %3, %4}], [%5];"
+        :
+        : "r"(smem_address(dst)), "l"(map_address), "r"(col), "r"(row), "r"(plane), "r"(smem_address(bar))
+        : "memory");
+#else
+    (void)dst, (void)map, (void)bar, (void)plane, (void)row, (void)col;
+    __trap();
+#endif
+}
+
 /// The 64-bit wgmma descriptor of a K-major operand tile in shared memory stored as TMA's 128-byte
 /// swizzle writes it: rows of 64 elements (128 bytes), groups of 8 rows 1024 bytes apart. @p tile is
 /// where the instruction's first row and first K element live: a 1024-byte aligned tile start, plus
@@ -209,6 +246,19 @@ __device__ __forceinline__ std::uint64_t smem_descriptor(const void* tile)
     desc |= std::uint64_t{1} << 16;                  // bits 16-29: leading byte offset / 16 (unused by this layout)
     desc |= std::uint64_t{1024 >> 4} << 32;          // bits 32-45: stride byte offset / 16: 8 rows of 128 bytes
     desc |= std::uint64_t{1} << 62;                  // bits 62-63: 1 = 128-byte swizzle
+    return desc;
+}
+
+/// The descriptor of an N-major operand (kTransB: B stored as K rows of N contiguous elements, like V in
+/// P V) in the same TMA layout: boxes of 64 columns (128 bytes, swizzled) by R rows of K, the boxes
+/// @p box_bytes apart along N. Per 16 of K, move @p tile 16 rows (2048 bytes) further.
+__device__ __forceinline__ std::uint64_t smem_descriptor_n_major(const void* tile, unsigned box_bytes)
+{
+    const std::uint64_t address = smem_address(tile);
+    std::uint64_t desc = (address & 0x3FFFF) >> 4;            // start address / 16
+    desc |= std::uint64_t{(box_bytes >> 4) & 0x3FFF} << 16;   // leading byte offset: the next 64 columns of N
+    desc |= std::uint64_t{1024 >> 4} << 32;                   // stride byte offset: the next 8 rows of K
+    desc |= std::uint64_t{1} << 62;                           // 128-byte swizzle
     return desc;
 }
 
@@ -265,42 +315,53 @@ __device__ __forceinline__ void claim_registers()
 #endif
 }
 
-// The 128 accumulator operands of one m64n256k16: "+f"(d[0]) ... "+f"(d[127]).
+// ---- wgmma shapes -----------------------------------------------------------------------------------
+// Each wrapper is one wgmma.mma_async, warpgroup-collective, accumulating into d (the predicate p = true;
+// false would overwrite d). "ss": A and B from shared memory through descriptors, both K-major. "rs": A
+// from registers (a[0..3]: this warp's 16 rows x 16 K in the mma.sync A-fragment layout of
+// common/tensor_core.cuh), B through a descriptor, K-major (kTransB = false) or N-major (true: B stored
+// as K rows of N elements, e.g. V in P V). The last immediates: scale A and B by 1, then the transposes.
+// The asm operand lists below name every accumulator register: "+f"(d[0]) ... "+f"(d[N / 2 - 1]).
 #define WB_ACC8(i)                                                                                              \
     "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), "+f"(d[i + 6]), \
         "+f"(d[i + 7])
+#define WB_ACC32 WB_ACC8(0), WB_ACC8(8), WB_ACC8(16), WB_ACC8(24)
+#define WB_ACC64 WB_ACC8(0), WB_ACC8(8), WB_ACC8(16), WB_ACC8(24), WB_ACC8(32), WB_ACC8(40), WB_ACC8(48), WB_ACC8(56)
 #define WB_ACC128                                                                                                      \
     WB_ACC8(0), WB_ACC8(8), WB_ACC8(16), WB_ACC8(24), WB_ACC8(32), WB_ACC8(40), WB_ACC8(48), WB_ACC8(56), WB_ACC8(64), \
         WB_ACC8(72), WB_ACC8(80), WB_ACC8(88), WB_ACC8(96), WB_ACC8(104), WB_ACC8(112), WB_ACC8(120)
-#define WB_REGS128                                                                                                    \
-    "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, " \
-    "%24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, "  \
-    "%46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, "  \
-    "%68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, "  \
-    "%90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, "  \
-    "%110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}"
+#define WB_REGS32                                                                                                \
+    "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, " \
+    "%23, %24, %25, %26, %27, %28, %29, %30, %31}"
+#define WB_REGS64                                                                                                \
+    "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, " \
+    "%23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, "  \
+    "%44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}"
+#define WB_REGS128                                                                                                 \
+    "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, "   \
+    "%23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, "    \
+    "%44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, "    \
+    "%65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, "    \
+    "%86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, "   \
+    "%106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, " \
+    "%124, %125, %126, %127}"
+#define WB_WGMMA_PRED "{\n\t.reg .pred p;\n\tsetp.ne.b32 p, 1, 0;\n\t"
 
-/// d += A B for a 64 x 256 x 16 piece (warpgroup-collective): A (64 x 16) and B (256 rows of 16 K
-/// elements) both K-major in shared memory, described by @p a_desc and @p b_desc; d in the layout above.
-/// @p T is __half or __nv_bfloat16.
+/// d += A B for a 64 x 256 x 16 piece, A (64 x 16) and B (256 rows of 16 K elements) K-major in shared memory.
 template <typename T>
 __device__ __forceinline__ void wgmma_m64n256k16(float (&d)[128], std::uint64_t a_desc, std::uint64_t b_desc)
 {
 #if WB_SM90A
-    // Predicate p = true: accumulate into d (false would overwrite it). The four immediates: scale A by
-    // 1, scale B by 1, A not transposed, B not transposed (both K-major).
     if constexpr (std::is_same_v<T, __half>) {
-        asm volatile(
-            "{\n\t.reg .pred p;\n\tsetp.ne.b32 p, 1, 0;\n\t"
-            "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 " WB_REGS128 ", %128, %129, p, 1, 1, 0, 0;\n\t}"
-            : WB_ACC128
-            : "l"(a_desc), "l"(b_desc));
+        asm volatile(WB_WGMMA_PRED "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 " WB_REGS128
+                                   ", %128, %129, p, 1, 1, 0, 0;\n\t}"
+                     : WB_ACC128
+                     : "l"(a_desc), "l"(b_desc));
     } else {
-        asm volatile(
-            "{\n\t.reg .pred p;\n\tsetp.ne.b32 p, 1, 0;\n\t"
-            "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 " WB_REGS128 ", %128, %129, p, 1, 1, 0, 0;\n\t}"
-            : WB_ACC128
-            : "l"(a_desc), "l"(b_desc));
+        asm volatile(WB_WGMMA_PRED "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 " WB_REGS128
+                                   ", %128, %129, p, 1, 1, 0, 0;\n\t}"
+                     : WB_ACC128
+                     : "l"(a_desc), "l"(b_desc));
     }
 #else
     (void)d, (void)a_desc, (void)b_desc;
@@ -308,8 +369,79 @@ __device__ __forceinline__ void wgmma_m64n256k16(float (&d)[128], std::uint64_t 
 #endif
 }
 
+/// d += A B for a 64 x 128 x 16 piece, A (64 x 16) and B (128 rows of 16 K elements) K-major in shared memory.
+template <typename T>
+__device__ __forceinline__ void wgmma_m64n128k16(float (&d)[64], std::uint64_t a_desc, std::uint64_t b_desc)
+{
+#if WB_SM90A
+    if constexpr (std::is_same_v<T, __half>) {
+        asm volatile(WB_WGMMA_PRED "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 " WB_REGS64
+                                   ", %64, %65, p, 1, 1, 0, 0;\n\t}"
+                     : WB_ACC64
+                     : "l"(a_desc), "l"(b_desc));
+    } else {
+        asm volatile(WB_WGMMA_PRED "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 " WB_REGS64
+                                   ", %64, %65, p, 1, 1, 0, 0;\n\t}"
+                     : WB_ACC64
+                     : "l"(a_desc), "l"(b_desc));
+    }
+#else
+    (void)d, (void)a_desc, (void)b_desc;
+    __trap();
+#endif
+}
+
+/// d += A B for a 64 x 128 x 16 piece, A from registers, B (128 x 16) in shared memory (N-major when kTransB).
+template <typename T, bool kTransB>
+__device__ __forceinline__ void wgmma_m64n128k16_rs(float (&d)[64], const std::uint32_t (&a)[4], std::uint64_t b_desc)
+{
+#if WB_SM90A
+    if constexpr (std::is_same_v<T, __half>) {
+        asm volatile(WB_WGMMA_PRED "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 " WB_REGS64
+                                   ", {%64, %65, %66, %67}, %68, p, 1, 1, %69;\n\t}"
+                     : WB_ACC64
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b_desc), "n"(kTransB ? 1 : 0));
+    } else {
+        asm volatile(WB_WGMMA_PRED "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 " WB_REGS64
+                                   ", {%64, %65, %66, %67}, %68, p, 1, 1, %69;\n\t}"
+                     : WB_ACC64
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b_desc), "n"(kTransB ? 1 : 0));
+    }
+#else
+    (void)d, (void)a, (void)b_desc;
+    __trap();
+#endif
+}
+
+/// d += A B for a 64 x 64 x 16 piece, A from registers, B (64 x 16) in shared memory (N-major when kTransB).
+template <typename T, bool kTransB>
+__device__ __forceinline__ void wgmma_m64n64k16_rs(float (&d)[32], const std::uint32_t (&a)[4], std::uint64_t b_desc)
+{
+#if WB_SM90A
+    if constexpr (std::is_same_v<T, __half>) {
+        asm volatile(WB_WGMMA_PRED "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 " WB_REGS32
+                                   ", {%32, %33, %34, %35}, %36, p, 1, 1, %37;\n\t}"
+                     : WB_ACC32
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b_desc), "n"(kTransB ? 1 : 0));
+    } else {
+        asm volatile(WB_WGMMA_PRED "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 " WB_REGS32
+                                   ", {%32, %33, %34, %35}, %36, p, 1, 1, %37;\n\t}"
+                     : WB_ACC32
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b_desc), "n"(kTransB ? 1 : 0));
+    }
+#else
+    (void)d, (void)a, (void)b_desc;
+    __trap();
+#endif
+}
+
 #undef WB_ACC8
+#undef WB_ACC32
+#undef WB_ACC64
 #undef WB_ACC128
+#undef WB_REGS32
+#undef WB_REGS64
 #undef WB_REGS128
+#undef WB_WGMMA_PRED
 
 }   // namespace wb::hopper

@@ -183,7 +183,7 @@ const Case kTimed{4, 16, 2048, 2048, 128, false, 0.0f, 0, false, "timed"};
 const Case kTimedDecode{8, 32, 1, 8192, 128, false, 0.0f, 0, false, "timed, decode"};
 
 void time_stage(wb::Stage& stage, Attention candidate_fn, Attention previous, Attention current, bool decode,
-                bool p_rounded)
+                bool p_rounded, const char* previous_label = "")
 {
     if (!stage.measures_speed()) return;   // emulated or correctness-only: no large inputs
     const Case& c = decode ? kTimedDecode : kTimed;
@@ -205,6 +205,7 @@ void time_stage(wb::Stage& stage, Attention candidate_fn, Attention previous, At
     speed.description = text;
     speed.candidate = launch_of(candidate_fn);
     if (previous) speed.previous_reference = launch_of(previous);
+    speed.previous_label = previous_label;
     speed.current_reference = launch_of(current);
     const double work = static_cast<double>(ch09::heads_total(s)) * s.q_len * s.kv_len * s.head_dim;
     speed.flops = 4.0 * work * (c.causal ? 0.5 : 1.0);
@@ -263,12 +264,19 @@ void compare_memory(wb::Stage& stage, Attention candidate, Attention previous, A
 template <int K>
 void grade_stage_case(wb::Stage& stage)
 {
-    constexpr bool kTensorCores = K == 4 || K == 5;   // may round P to the input type before P V
+    constexpr bool kTensorCores = K == 4 || K == 5 || K == 7;   // may round P to the input type before P V
     if (kTensorCores) skip_below_compute_capability_8(K);
     check_all(stage, wb::stages::candidate<K>, kTensorCores);
     compare_memory(stage, wb::stages::counted_candidate<K>, wb::stages::counted_previous<K>,
                    wb::stages::counted_current<K>, K == 6);
-    time_stage(stage, wb::stages::candidate<K>, wb::stages::previous<K>, wb::stages::current<K>, K == 6, kTensorCores);
+    if constexpr (K == 7) {
+        // Stage 7 is the prefill kernel after the decode stage: timed against the prefill kernel before it.
+        time_stage(stage, wb::stages::candidate<K>, wb::stages::current<5>, wb::stages::current<K>, false, true,
+                   "reference stage 5");
+    } else {
+        time_stage(stage, wb::stages::candidate<K>, wb::stages::previous<K>, wb::stages::current<K>, K == 6,
+                   kTensorCores);
+    }
 }
 
 // `make bench`: every reference stage on the shapes of PyTorch's measurements (tools/torch_baseline.py
