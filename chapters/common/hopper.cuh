@@ -62,12 +62,13 @@ namespace wb::hopper {
 enum class Element16 { f16, bf16 };
 
 namespace detail {
-/// cuTensorMapEncodeTiled for @p planes matrices of @p rows x @p cols (rank 2 when planes == 1, else 3).
-inline CUtensorMap encode_tensor_map(const void* base, Element16 element, std::int64_t planes, std::int64_t rows,
-                                     std::int64_t cols, int box_rows)
+/// cuTensorMapEncodeTiled for @p planes matrices of @p rows x @p cols, as a map of rank @p rank (2: one matrix,
+/// addressed by row and column; 3: plane, row and column). The rank must match the load instruction.
+inline CUtensorMap encode_tensor_map(const void* base, Element16 element, unsigned rank, std::int64_t planes,
+                                     std::int64_t rows, std::int64_t cols, int box_rows)
 {
 #if defined(WORKBOOK_EMULATED)
-    (void)base, (void)element, (void)planes, (void)rows, (void)cols, (void)box_rows;
+    (void)base, (void)element, (void)rank, (void)planes, (void)rows, (void)cols, (void)box_rows;
     throw std::logic_error("TMA tensor maps are not emulated: this stage runs on a GPU of compute capability 9.0 only");
 #else
     // cuTensorMapEncodeTiled is a driver function; the runtime hands out its address, so the workbook
@@ -92,7 +93,6 @@ inline CUtensorMap encode_tensor_map(const void* base, Element16 element, std::i
     const cuuint64_t strides_bytes[2] = {static_cast<cuuint64_t>(cols) * 2, static_cast<cuuint64_t>(rows * cols) * 2};
     const cuuint32_t box[3] = {64, static_cast<cuuint32_t>(box_rows), 1};
     const cuuint32_t unit_steps[3] = {1, 1, 1};
-    const cuuint32_t rank = planes == 1 ? 2 : 3;
     const CUresult result =
         encode(&map, element == Element16::f16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
                rank, const_cast<void*>(base), sizes, strides_bytes, box, unit_steps, CU_TENSOR_MAP_INTERLEAVE_NONE,
@@ -113,7 +113,7 @@ inline CUtensorMap encode_tensor_map(const void* base, Element16 element, std::i
 inline CUtensorMap make_tensor_map_2d(const void* base, Element16 element, std::int64_t rows, std::int64_t cols,
                                       int box_rows)
 {
-    return detail::encode_tensor_map(base, element, 1, rows, cols, box_rows);
+    return detail::encode_tensor_map(base, element, 2, 1, rows, cols, box_rows);
 }
 
 /// The same for a stack of @p planes such matrices (e.g. [batch * heads][rows][cols]): boxes of @p box_rows x
@@ -121,7 +121,7 @@ inline CUtensorMap make_tensor_map_2d(const void* base, Element16 element, std::
 inline CUtensorMap make_tensor_map_3d(const void* base, Element16 element, std::int64_t planes, std::int64_t rows,
                                       std::int64_t cols, int box_rows)
 {
-    return detail::encode_tensor_map(base, element, planes, rows, cols, box_rows);
+    return detail::encode_tensor_map(base, element, 3, planes, rows, cols, box_rows);
 }
 
 // ---- device ---------------------------------------------------------------------------------------
