@@ -347,46 +347,54 @@ __device__ __forceinline__ void claim_registers()
     "%124, %125, %126, %127}"
 #define WB_WGMMA_PRED "{\n\t.reg .pred p;\n\tsetp.ne.b32 p, 1, 0;\n\t"
 
-/// d += A B for a 64 x 256 x 16 piece, A (64 x 16) and B (256 rows of 16 K elements) K-major in shared memory.
+/// d = A B (+ d when @p accumulate) for a 64 x 256 x 16 piece, A (64 x 16) and B (256 rows of 16 K elements)
+/// K-major in shared memory. accumulate = false starts a new sum without zeroing d first.
 template <typename T>
-__device__ __forceinline__ void wgmma_m64n256k16(float (&d)[128], std::uint64_t a_desc, std::uint64_t b_desc)
+__device__ __forceinline__ void wgmma_m64n256k16(float (&d)[128], std::uint64_t a_desc, std::uint64_t b_desc,
+                                                 bool accumulate = true)
 {
 #if WB_SM90A
     if constexpr (std::is_same_v<T, __half>) {
-        asm volatile(WB_WGMMA_PRED "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 " WB_REGS128
-                                   ", %128, %129, p, 1, 1, 0, 0;\n\t}"
-                     : WB_ACC128
-                     : "l"(a_desc), "l"(b_desc));
+        asm volatile(
+            "{\n\t.reg .pred p;\n\tsetp.ne.b32 p, %130, 0;\n\t"
+            "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 " WB_REGS128 ", %128, %129, p, 1, 1, 0, 0;\n\t}"
+            : WB_ACC128
+            : "l"(a_desc), "l"(b_desc), "r"(static_cast<int>(accumulate)));
     } else {
-        asm volatile(WB_WGMMA_PRED "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 " WB_REGS128
-                                   ", %128, %129, p, 1, 1, 0, 0;\n\t}"
-                     : WB_ACC128
-                     : "l"(a_desc), "l"(b_desc));
+        asm volatile(
+            "{\n\t.reg .pred p;\n\tsetp.ne.b32 p, %130, 0;\n\t"
+            "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 " WB_REGS128 ", %128, %129, p, 1, 1, 0, 0;\n\t}"
+            : WB_ACC128
+            : "l"(a_desc), "l"(b_desc), "r"(static_cast<int>(accumulate)));
     }
 #else
-    (void)d, (void)a_desc, (void)b_desc;
+    (void)d, (void)a_desc, (void)b_desc, (void)accumulate;
     __trap();
 #endif
 }
 
-/// d += A B for a 64 x 128 x 16 piece, A (64 x 16) and B (128 rows of 16 K elements) K-major in shared memory.
+/// d = A B (+ d when @p accumulate) for a 64 x 128 x 16 piece, A (64 x 16) and B (128 rows of 16 K elements)
+/// K-major in shared memory. accumulate = false starts a new sum without zeroing d first.
 template <typename T>
-__device__ __forceinline__ void wgmma_m64n128k16(float (&d)[64], std::uint64_t a_desc, std::uint64_t b_desc)
+__device__ __forceinline__ void wgmma_m64n128k16(float (&d)[64], std::uint64_t a_desc, std::uint64_t b_desc,
+                                                 bool accumulate = true)
 {
 #if WB_SM90A
     if constexpr (std::is_same_v<T, __half>) {
-        asm volatile(WB_WGMMA_PRED "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 " WB_REGS64
-                                   ", %64, %65, p, 1, 1, 0, 0;\n\t}"
-                     : WB_ACC64
-                     : "l"(a_desc), "l"(b_desc));
+        asm volatile(
+            "{\n\t.reg .pred p;\n\tsetp.ne.b32 p, %66, 0;\n\t"
+            "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 " WB_REGS64 ", %64, %65, p, 1, 1, 0, 0;\n\t}"
+            : WB_ACC64
+            : "l"(a_desc), "l"(b_desc), "r"(static_cast<int>(accumulate)));
     } else {
-        asm volatile(WB_WGMMA_PRED "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 " WB_REGS64
-                                   ", %64, %65, p, 1, 1, 0, 0;\n\t}"
-                     : WB_ACC64
-                     : "l"(a_desc), "l"(b_desc));
+        asm volatile(
+            "{\n\t.reg .pred p;\n\tsetp.ne.b32 p, %66, 0;\n\t"
+            "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 " WB_REGS64 ", %64, %65, p, 1, 1, 0, 0;\n\t}"
+            : WB_ACC64
+            : "l"(a_desc), "l"(b_desc), "r"(static_cast<int>(accumulate)));
     }
 #else
-    (void)d, (void)a_desc, (void)b_desc;
+    (void)d, (void)a_desc, (void)b_desc, (void)accumulate;
     __trap();
 #endif
 }

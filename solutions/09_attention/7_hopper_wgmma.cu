@@ -37,9 +37,9 @@ struct Layout {
     static constexpr int kBoxes = D / 64;
     static constexpr int kQBox = kBlockQ * 128, kKvBox = kBlockK * 128;   // bytes of one box
     static constexpr int kQBytes = kBoxes * kQBox, kKvBytes = kBoxes * kKvBox;
-    static constexpr int kK = kQBytes;                            // K buffers follow Q
-    static constexpr int kV = kK + kStages * kKvBytes;            // then V buffers
-    static constexpr int kBarriers = kV + kStages * kKvBytes;     // then the mbarriers
+    static constexpr int kK = kQBytes;                                                    // K buffers follow Q
+    static constexpr int kV = kK + kStages * kKvBytes;                                    // then V buffers
+    static constexpr int kBarriers = kV + kStages * kKvBytes;                             // then the mbarriers
     static constexpr std::size_t kSmemBytes = kBarriers + 8 * (1 + 3 * kStages) + 1024;   // + alignment slack
 };
 
@@ -93,19 +93,17 @@ struct Rows {
 };
 
 /// S = Q K^T for one key tile: 64 x 128 per warpgroup, K = D in steps of 16 (32 bytes along a box row,
-/// the next box every 64 columns).
+/// the next box every 64 columns). The first step overwrites s (no zeroing needed).
 template <typename T, int D>
 __device__ __forceinline__ void scores(float (&s)[kBlockK / 2], const std::uint8_t* q_rows, const std::uint8_t* k_tile)
 {
     using L = Layout<D>;
-#pragma unroll
-    for (int i = 0; i < kBlockK / 2; ++i) s[i] = 0.0f;
     hw::wgmma_fence();
 #pragma unroll
     for (int kk = 0; kk < D / 16; ++kk) {
         const int box = kk / 4, within = (kk % 4) * 32;
         hw::wgmma_m64n128k16<T>(s, hw::smem_descriptor(q_rows + box * L::kQBox + within),
-                                hw::smem_descriptor(k_tile + box * L::kKvBox + within));
+                                hw::smem_descriptor(k_tile + box * L::kKvBox + within), kk > 0);
     }
     hw::wgmma_commit();
     hw::wgmma_wait<0>();
@@ -179,7 +177,7 @@ __device__ void consume(const std::uint8_t* smem, Barriers& bar, const ch09::Sha
     using L = Layout<D>;
     const int warp = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
     const int row0 = q0 + consumer * 64 + warp * 16 + g;   // this thread's rows: row0 and row0 + 8
-    const int diag = shape.kv_len - shape.q_len;            // causal: row i sees keys j <= i + diag
+    const int diag = shape.kv_len - shape.q_len;           // causal: row i sees keys j <= i + diag
     const float scale_log2 = shape.scale * ch09::kLog2e;
 
     Rows<D> r;
