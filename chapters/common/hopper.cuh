@@ -262,6 +262,28 @@ __device__ __forceinline__ std::uint64_t smem_descriptor_n_major(const void* til
     return desc;
 }
 
+/// Named barriers (ids 1-15; __syncthreads is barrier 0) among @p threads threads: sync waits until that
+/// many have arrived or synced, arrive counts this thread without waiting. Two consumer warpgroups take
+/// turns with them (one syncs on its id, the other arrives on it).
+__device__ __forceinline__ void named_barrier_sync(unsigned id, unsigned threads)
+{
+#if WB_SM90A
+    asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
+#else
+    (void)id, (void)threads;
+    __trap();
+#endif
+}
+__device__ __forceinline__ void named_barrier_arrive(unsigned id, unsigned threads)
+{
+#if WB_SM90A
+    asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(threads) : "memory");
+#else
+    (void)id, (void)threads;
+    __trap();
+#endif
+}
+
 /// Orders this warpgroup's register writes before the wgmma that read or accumulate into them.
 __device__ __forceinline__ void wgmma_fence()
 {

@@ -188,12 +188,18 @@ __device__ void consume(const std::uint8_t* smem, Barriers& bar, const ch09::Sha
 
     hw::mbarrier_wait(&bar.q_full, 0);
     const std::uint8_t* q_rows = smem + consumer * 64 * 128;   // this warpgroup's 64 rows of each Q box
+    // The two consumers take turns on the tensor cores (barrier 1: consumer 0's turn, 2: consumer 1's):
+    // while one computes its softmax on the CUDA cores, the other's S = Q K^T runs.
+    const unsigned my_turn = 1 + consumer, other_turn = 2 - consumer;
+    if (consumer == 1 && tiles > 0) hw::named_barrier_arrive(1, 2 * 128);   // consumer 0 goes first
     for (int tile = 0; tile < tiles; ++tile) {
         const int s = tile % kStages;
         const unsigned parity = (tile / kStages) % 2;
         float p[kBlockK / 2];
         hw::mbarrier_wait(&bar.k_full[s], parity);
+        hw::named_barrier_sync(my_turn, 2 * 128);
         scores<T, D>(p, q_rows, smem + L::kK + s * L::kKvBytes);
+        if (consumer == 0 || tile + 1 < tiles) hw::named_barrier_arrive(other_turn, 2 * 128);
         const int k0 = tile * kBlockK;
         const bool needs_mask = k0 + kBlockK > shape.kv_len || (shape.causal && k0 + kBlockK - 1 > q0 + diag);
 #pragma unroll
