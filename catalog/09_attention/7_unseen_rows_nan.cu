@@ -115,8 +115,8 @@ __device__ __forceinline__ void softmax_update(Rows<D>& r, float (&s)[kBlockK / 
         tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, 1));
         tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, 2));
         const float m_new = fmaxf(r.m[h], tile_max);
-        const float base = m_new;   // the bug: -inf - -inf is NaN
-        const float rescale = exp2f(r.m[h] - base);             // 0 on the first visible tile
+        const float base = m_new;                     // the bug: -inf - -inf is NaN
+        const float rescale = exp2f(r.m[h] - base);   // 0 on the first visible tile
         r.m[h] = m_new;
         float sum = 0.0f;
 #pragma unroll
