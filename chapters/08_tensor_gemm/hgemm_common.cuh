@@ -91,17 +91,16 @@ __device__ __forceinline__ void store_wgmma_64x256(const float (&acc)[128], int 
             const int row = row0 + g + 8 * half, col = col0 + 8 * j + 2 * t;
             if (row >= M) continue;
             float* c = C + static_cast<std::int64_t>(row) * N + col;
-            const float v0 = alpha * acc[4 * j + 2 * half], v1 = alpha * acc[4 * j + 2 * half + 1];
             if (pairs && col + 1 < N) {
-                float2 out = make_float2(v0, v1);
+                float2 out = make_float2(alpha * acc[4 * j + 2 * half], alpha * acc[4 * j + 2 * half + 1]);
                 if (beta != 0.0f) {
                     const float2 old = *reinterpret_cast<const float2*>(c);
                     out.x += beta * old.x, out.y += beta * old.y;
                 }
                 *reinterpret_cast<float2*>(c) = out;
             } else {
-                if (col < N) c[0] = beta == 0.0f ? v0 : v0 + beta * c[0];
-                if (col + 1 < N) c[1] = beta == 0.0f ? v1 : v1 + beta * c[1];
+                if (col < N) store_c(c, acc[4 * j + 2 * half], alpha, beta);
+                if (col + 1 < N) store_c(c + 1, acc[4 * j + 2 * half + 1], alpha, beta);
             }
         }
 }

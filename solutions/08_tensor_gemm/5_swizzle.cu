@@ -102,17 +102,6 @@ __device__ __forceinline__ void mma_all(float (&acc)[kMmaM][kMmaN][4], const Fra
         for (int j = 0; j < kMmaN; ++j) wb::mma_m16n8k16<T>(acc[i][j], f.a[i], f.b[j], acc[i][j]);
 }
 
-/// Block @p id of a 1-D grid -> (block row, block column), in groups of kGroupRows block rows that walk
-/// down the columns together.
-__device__ __forceinline__ void block_coordinates(int id, int grid_m, int grid_n, int& bm, int& bn)
-{
-    const int per_group = kGroupRows * grid_n;
-    const int first = (id / per_group) * kGroupRows;
-    const int rows_here = grid_m - first < kGroupRows ? grid_m - first : kGroupRows;
-    bm = first + (id % per_group) % rows_here;
-    bn = (id % per_group) / rows_here;
-}
-
 template <typename T>
 __global__ void __launch_bounds__(kThreads)
     hgemm_swizzle_kernel(int M, int N, int K, float alpha, const T* __restrict__ A, const T* __restrict__ B, float beta,
@@ -123,7 +112,7 @@ __global__ void __launch_bounds__(kThreads)
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int wm = (warp / kWarpsN) * kWM, wn = (warp % kWarpsN) * kWN;
     int bm, bn;
-    block_coordinates(blockIdx.x, wb::ceil_div(M, kBM), wb::ceil_div(N, kBN), bm, bn);
+    ch08::grouped_tile(blockIdx.x, wb::ceil_div(M, kBM), wb::ceil_div(N, kBN), kGroupRows, bm, bn);
     const int m0 = bm * kBM, n0 = bn * kBN;
     const auto* a_bits = reinterpret_cast<const std::uint16_t*>(A);
     const auto* b_bits = reinterpret_cast<const std::uint16_t*>(B);
