@@ -37,17 +37,25 @@ std::string describe(const Case& c)
 const Case kSmallCases[] = {
     {17, 33, 65, 1.25f, 0.0f},   // none of the sizes is a multiple of anything
     {1, 1, 1, 1.5f, -0.75f},     // the smallest problem
-    {1, 1, 1, 2.0f, 0.0f},       {17, 33, 65, 1.5f, -0.75f},
-    {2, 3, 4, -1.0f, 1.0f},      {31, 32, 33, 0.5f, 2.0f},   // around a warp
-    {33, 31, 7, 1.0f, 0.0f},     {64, 64, 64, 1.0f, 1.0f},   // exact tiles
-    {128, 128, 8, -0.5f, 0.25f},                             // exactly one 128 x 128 x 8 tile
-    {129, 127, 9, 1.5f, -0.75f},                             // one more and one less than a tile
-    {1, 300, 77, 1.25f, 0.5f},                               // a single row
-    {300, 1, 77, 1.25f, 0.5f},                               // a single column
-    {5, 4, 1024, 1.0f, 0.0f},                                // long dot products
-    {7, 130, 1, 3.0f, -1.0f},                                // K = 1
-    {130, 66, 2, 0.75f, 1.5f},                               // K smaller than any K step
-    {65, 67, 300, -1.25f, 0.5f}, {256, 257, 31, 1.0f, -1.0f},
+    {1, 1, 1, 2.0f, 0.0f},
+    {17, 33, 65, 1.5f, -0.75f},
+    {2, 3, 4, -1.0f, 1.0f},
+    {31, 32, 33, 0.5f, 2.0f},   // around a warp
+    {33, 31, 7, 1.0f, 0.0f},
+    {64, 64, 64, 1.0f, 1.0f},      // exact tiles
+    {128, 128, 8, -0.5f, 0.25f},   // exactly one 128 x 128 x 8 tile
+    {129, 127, 9, 1.5f, -0.75f},   // one more and one less than a tile
+    {1, 300, 77, 1.25f, 0.5f},     // a single row
+    {300, 1, 77, 1.25f, 0.5f},     // a single column
+    {5, 4, 1024, 1.0f, 0.0f},      // long dot products
+    {7, 130, 1, 3.0f, -1.0f},      // K = 1
+    {130, 66, 2, 0.75f, 1.5f},     // K smaller than any K step
+    {65, 67, 300, -1.25f, 0.5f},
+    {256, 257, 31, 1.0f, -1.0f},
+    // Five tiles of 57 K steps: more K steps than block slots on GPUs of up to about 140 SMs, and a
+    // tile count that divides no usual slot count, so some of stage 9's shares straddle a boundary
+    // between tiles (a share with two partial segments).
+    {637, 64, 900, 1.5f, -0.5f},
 };
 
 /// Checked against cuBLAS: shapes too large for a quick CPU reference, with every alignment case
@@ -67,6 +75,10 @@ const Case kLargeCases[] = {
     {1999, 2049, 33, 1.5f, 0.0f},
     {1280, 1300, 37, 0.75f, -1.5f},
     {1281, 1299, 19, 1.0f, 1.0f},
+    // Stage 9's stream-K on about 132 SMs: 441 tiles of 128 x 128 are one whole wave plus 177 tiles
+    // split by K steps (both kernels, then the partial sums added), aligned and not.
+    {2600, 2604, 67, -1.25f, 0.5f},
+    {2601, 2599, 45, 1.0f, 0.0f},
 };
 
 /// Inputs are uniform in [-1, 1): the bounds the statistical tolerance is written for.
@@ -238,27 +250,32 @@ void compare_memory(wb::Stage& stage, Sgemm candidate_fn, Sgemm previous, Sgemm 
         {"M x N x K = 128 x 128 x 64", launch_of(candidate_fn), launch_of(previous), launch_of(current)});
 }
 
-/// Stages 1 and 2 are timed at 2048^3 (the naive kernel takes tens of milliseconds there), the others
-/// at 4096^3, the size of the chapter's goal.
+/// Stages 1 and 2 are timed at 2048^3 (the naive kernel takes tens of milliseconds there), stages 3
+/// to 8 at 4096^3, the size of the chapter's goal. Stage 9 (stream-K) is about the last wave of
+/// tiles, so it is timed where that wave is mostly idle: 3072^3 is 288 tiles of 128 x 256 (stage 8)
+/// on 132 SMs, or 576 of 128 x 128 on 264 block slots, 2.18 waves either way (on GPUs of about 132
+/// SMs; elsewhere the gain is smaller, and the target was set with margin for that).
 constexpr int kSmallTimed = 2048;
 constexpr int kLargeTimed = 4096;
+constexpr int kTailTimed = 3072;
+
+/// The timed size of stage @p stage.
+constexpr int timed_size_of(int stage) { return stage <= 2 ? kSmallTimed : stage == 9 ? kTailTimed : kLargeTimed; }
 
 }   // namespace
 
 namespace stages = wb::stages;   // candidate<K>, previous<K>, current<K>: the launchers of stage K
 
-/// Every shape of check_all, then timed against reference stages K - 1 and K: stages 1 and 2 on the
-/// small timed shape (the naive kernels take seconds on the large one), the tiled stages on the large.
+/// Every shape of check_all, then timed against reference stages K - 1 and K at timed_size_of(K).
 template <int K>
 void grade_stage_case(wb::Stage& stage)
 {
     check_all(stage, stages::candidate<K>);
     compare_memory(stage, stages::counted_candidate<K>, stages::counted_previous<K>, stages::counted_current<K>);
-    const int timed_size = K <= 2 ? kSmallTimed : kLargeTimed;
-    time_stage(stage, stages::candidate<K>, stages::previous<K>, stages::current<K>, timed_size);
+    time_stage(stage, stages::candidate<K>, stages::previous<K>, stages::current<K>, timed_size_of(K));
 }
 
-// `make bench`: cuBLAS and every reference stage at 1024^3 .. 8192^3. The last stage is timed
+// `make bench`: cuBLAS and every reference stage at 1024^3 .. 8192^3 (3072^3: stage 9's timed size). The last stage is timed
 // interleaved with cuBLAS, so that the fraction of cuBLAS it reaches is measured under the same clocks.
 TEST_CASE("bench: chapter 7", "[.bench]")
 {
@@ -272,7 +289,7 @@ TEST_CASE("bench: chapter 7", "[.bench]")
     wb::DeviceBuffer<float> A(max_elements), B(max_elements), C(max_elements);
     wb::fill_uniform_device(A.data(), max_elements, 1, -1.f, 1.f, s);
     wb::fill_uniform_device(B.data(), max_elements, 2, -1.f, 1.f, s);
-    for (int n : {1024, 2048, 4096, 8192}) {
+    for (int n : {1024, 2048, 3072, 4096, 8192}) {
         const std::string shape = "[" + std::to_string(n) + ", " + std::to_string(n) + ", " + std::to_string(n) + "]";
         const double flops = 2.0 * n * n * n;
         auto launch_of = [&](Sgemm f) {
