@@ -62,8 +62,16 @@ std::string tidy(std::string line)
 
 }   // namespace
 
-std::optional<std::string> describe_sanitizer_findings(const std::string& tool, const std::string& output, int chapter)
+std::optional<std::string> describe_sanitizer_findings(const std::string& tool, const std::string& raw_output,
+                                                       int chapter)
 {
+    // The tools name their findings "Invalid ...", "Program hit ...", "Barrier error ..." and
+    // "Error: Race reported ...". Any other "Error:" line is the tool saying that it could not run
+    // (e.g. "Target application terminated before first instrumented API call", when the grader
+    // already runs under a compute-sanitizer, whose child cannot be instrumented a second time):
+    // that says nothing about the kernel, and is not counted as a finding.
+    static const std::regex cannot_run(R"((^|\n)========= Error: (?!Race )[^\n]*)");
+    const std::string output = std::regex_replace(raw_output, cannot_run, "");
     static const std::regex errors(R"((ERROR SUMMARY|RACECHECK SUMMARY): ([0-9]+) (error|hazard))");
     static const std::regex headline(R"((^|\n)========= (Invalid|Error|Warning|Barrier|Program hit|Race)[^\n]*)");
     int count = 0;

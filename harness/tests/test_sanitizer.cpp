@@ -43,6 +43,17 @@ TEST_CASE("sanitizer: clean output is no finding")
                     .has_value());
 }
 
+TEST_CASE("sanitizer: a tool that could not run is no finding")
+{
+    // The grader run under an outer compute-sanitizer: its own children cannot be instrumented.
+    const std::string nested =
+        "========= COMPUTE-SANITIZER\n"
+        "========= Error: couldn't find exit code.\n"
+        "========= Error: Target application terminated before first instrumented API call\n"
+        "========= Target application returned an error\n";
+    CHECK_FALSE(wb::describe_sanitizer_findings("memcheck", nested, 7).has_value());
+}
+
 TEST_CASE("sanitizer: a race names the tool, the lines and the cause")
 {
     const auto message = wb::describe_sanitizer_findings("racecheck", kRace, 2);
