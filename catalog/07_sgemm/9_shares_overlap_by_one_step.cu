@@ -45,7 +45,7 @@ struct TileConfig {
 };
 
 // 128 x 128 tiles, 4 warps of 64 x 64, 16 x 8 outputs per thread (128 accumulators, up to 255
-// registers), 3 stages of 33 KiB: two blocks per SM.
+// registers), 3 stages of 16.5 KiB (50 KiB a block): two blocks per SM.
 using Tile = TileConfig<128, 128, 16, 64, 64, 16, 8, 3, 2>;
 
 /// Where this thread's outputs sit in the tile: rows row0 + (i / 4) * kLanesM * 4 + i % 4 for
@@ -218,15 +218,15 @@ __device__ __forceinline__ void store_tile(const float (&acc)[Cfg::TM][Cfg::TN],
 /// The partial sums of one tile, in the threads' own order: float4 number q of thread t at
 /// q * kThreads + t, so that a warp writes and reads 512 contiguous bytes at a time.
 template <class Cfg>
-__device__ __forceinline__ float4* partial_slot(float* workspace, std::int64_t slot)
+__device__ __forceinline__ std::int64_t partial_index(std::int64_t slot)
 {
-    return reinterpret_cast<float4*>(workspace + slot * Cfg::kTileFloats) + threadIdx.x;
+    return slot * (Cfg::kTileFloats / 4) + threadIdx.x;
 }
 
 template <class Cfg>
 __device__ __forceinline__ void save_partial(const float (&acc)[Cfg::TM][Cfg::TN], float* workspace, std::int64_t slot)
 {
-    float4* out = partial_slot<Cfg>(workspace, slot);
+    float4* out = reinterpret_cast<float4*>(workspace) + partial_index<Cfg>(slot);
 #pragma unroll
     for (int i = 0; i < Cfg::TM; ++i) {
 #pragma unroll
@@ -240,7 +240,7 @@ __device__ __forceinline__ void save_partial(const float (&acc)[Cfg::TM][Cfg::TN
 template <class Cfg>
 __device__ __forceinline__ void add_partial(float (&acc)[Cfg::TM][Cfg::TN], const float* workspace, std::int64_t slot)
 {
-    const float4* in = partial_slot<Cfg>(const_cast<float*>(workspace), slot);
+    const float4* in = reinterpret_cast<const float4*>(workspace) + partial_index<Cfg>(slot);
 #pragma unroll
     for (int i = 0; i < Cfg::TM; ++i) {
 #pragma unroll
