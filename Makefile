@@ -21,6 +21,7 @@ CHAPTER         := $(if $(CH),$(shell printf '%02d' '$(patsubst 0%,%,$(CH))' 2>/
 
 .PHONY: help configure check-chapter test docs bench memcheck-chapter selfcheck selfcheck-static clean chapters
 .PHONY: progress hint reset-chapter watch-chapter drill drill-grade drill-stop plot-chapter profile-chapter emu-profile-chapter
+.PHONY: tune-chapter
 
 # WORKBOOK_LANG=zh (or, without it, a zh_* LC_ALL, LC_MESSAGES or LANG): `make help` and the learner
 # tools speak Chinese (tools/wbtools/i18n.py, which decides the same way).
@@ -60,6 +61,8 @@ help:
 	@echo "  make plot-chapter N      chapter N's make bench results as a bar chart, and a roofline from make profile-chapter N: build/plots/ (matplotlib)"
 	@echo "  make profile-chapter N STAGE=k   why is my stage slow? Nsight Compute counters of your stage k beside"
 	@echo "                           references k-1 and k (no STAGE: every reference stage): build/profile/"
+	@echo "  make tune-chapter 7      autotuner: stage 9's candidate tile shapes timed against cuBLAS on your GPU;"
+	@echo "                           the fastest is kept for it (chapters/07_sgemm/tune/results/) and built from then on"
 	@echo ""
 	@echo "  Options: CUDA_ARCH=90 builds for that compute capability (default: this machine's GPU)."
 	@echo "           BACKEND=cpu runs the kernels on the CPU emulator: correctness only, no GPU needed"
@@ -157,6 +160,12 @@ profile-chapter: configure
 plot-chapter:
 	$(call need_chapter,plot-chapter)
 	@$(TOOL) plot $(CH)
+
+# The autotuner (tools/wbtools/tune.py): builds one program per candidate of chapters/NN_*/tune/candidates.json
+# (the build does that itself; the programs are not part of `make test`), times them, keeps the winner.
+tune-chapter: configure
+	$(call need_chapter,tune-chapter)
+	@$(PYTHON) tools/workbook.py tune $(CH) $(if $(ONLY),--only $(ONLY))
 
 # The CPU emulator's memory-behaviour counters of every reference stage, as a Markdown table (docs/emulation.md).
 emu-profile-chapter: configure

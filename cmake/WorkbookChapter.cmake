@@ -11,9 +11,11 @@
 # and one ctest test per stage and track, so that a crash or hang in one stage fails that stage alone.
 # Chapter support code (chapters/<folder>/grader/*.cu beside grade.cpp, e.g. a library baseline) becomes
 # chNN_support; an optional "link_libraries" list in stages.json (e.g. ["CUDA::cublas"]) is linked to it.
+# A chapter with tune/candidates.json also gets the autotuner's programs (cmake/WorkbookTuning.cmake).
 set(WORKBOOK_STAGE_TIMEOUT 300 CACHE STRING "Seconds one stage's grader may run before it counts as hung")
 
 include(WorkbookStages)   # workbook_read_chapter(): the one reader of stages.json
+include(WorkbookTuning)   # workbook_add_tuner(): make tune-chapter N, for a chapter with tune/candidates.json
 
 function(workbook_add_chapter chapter_dir)
   set(src "${CMAKE_SOURCE_DIR}/chapters/${chapter_dir}")
@@ -173,5 +175,6 @@ function(workbook_add_chapter chapter_dir)
       PASS_REGULAR_EXPRESSION "WORKBOOK-RESULT .*\"status\": \"not-implemented\"")
   endforeach()
 
+  workbook_add_tuner(${chapter_dir} ${prefix})
   set_property(GLOBAL APPEND PROPERTY WORKBOOK_CHAPTERS "${chapter_dir}")
 endfunction()

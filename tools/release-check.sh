@@ -19,6 +19,8 @@
 #   profile    `make profile-chapter N` (Nsight Compute) for every reference stage of each chapter: the
 #              Markdown tables of the READMEs' "Reading the profile" sections, in $OUT/profile-chNN.md;
 #              and chapter 5 stage 4 with the solution as the candidate (the three-column table)
+#   tune       `make tune-chapter N` for each chapter that has an autotuner (chapter 7): every candidate
+#              shape timed against the library; the result file and its table are copied to $OUT
 #   tensorcheck  the tensor-core primitives (chapters/common/tensor_core.cuh) on this GPU against the
 #              fragment layouts of the PTX ISA that the emulator's tests use (emu/tests/gpu/)
 # CHAPTERS="1 2" limits every step to those chapters (default: every chapter), e.g. a quick check of
@@ -38,7 +40,7 @@ fi
 all_chapters=$([ -z "${CHAPTERS:-}" ] && echo 1 || echo 0)
 want() { [[ " $steps " == *" $1 "* ]]; }
 for step in $steps; do
-  case $step in build|selfcheck|bench|sanitize|checktime|profile|tensorcheck) ;; *) echo "unknown step '$step': use build, selfcheck, bench, sanitize, checktime, profile or tensorcheck"; exit 2 ;; esac
+  case $step in build|selfcheck|bench|sanitize|checktime|profile|tune|tensorcheck) ;; *) echo "unknown step '$step': use build, selfcheck, bench, sanitize, checktime, profile, tune or tensorcheck"; exit 2 ;; esac
 done
 prefix() { printf 'ch%02d' "$1"; }
 {
@@ -159,6 +161,16 @@ step_profile() {
   cat "$out/profile-ch05-stage4.txt"
 }
 
+step_tune() {
+  for n in "${chapters[@]}"; do
+    local dir
+    dir=$(ls -d chapters/"$(printf '%02d' "$n")"_*/tune 2>/dev/null) || continue
+    python3 tools/workbook.py tune "$n" > "$out/tune-$(prefix "$n").log" 2>&1 || failed=1
+    tail -n 25 "$out/tune-$(prefix "$n").log"
+    cp "$dir"/results/*.json "build/tune/$(prefix "$n").md" "$out/" 2>/dev/null || true
+  done
+}
+
 step_tensorcheck() {
   local arch
   arch="$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d '.')"
@@ -168,7 +180,7 @@ step_tensorcheck() {
 }
 
 # In this order, whatever order the steps were given in.
-for step in build selfcheck bench sanitize checktime profile tensorcheck; do
+for step in build selfcheck bench sanitize checktime profile tune tensorcheck; do
   want "$step" && "step_$step"
 done
 echo "total: $(( $(date +%s) - start )) s"

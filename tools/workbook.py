@@ -28,7 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from wbtools import bench, chapters, check, drill, hints, i18n, plot, profile, progress  # noqa: E402
-from wbtools import reset, scaffold, watch  # noqa: E402
+from wbtools import reset, scaffold, tune, watch  # noqa: E402
 from wbtools.core import UserError  # noqa: E402
 
 
@@ -134,6 +134,13 @@ def add_learner_commands(sub) -> None:
     command.add_argument("--markdown", action="store_true", help="print the chapter's table as Markdown (READMEs)")
     command.add_argument("--timeout", type=float, default=600.0, help="seconds per profiled launcher")
     command.set_defaults(func=profile.command_profile)
+
+    command = sub.add_parser("tune", help="the chapter's autotuner: its candidate tile shapes timed on this GPU, "
+                             "the fastest kept for it")
+    command.add_argument("chapter")
+    command.add_argument("--only", help="comma-separated candidate names (the shipped one is always timed too)")
+    command.add_argument("--timeout", type=float, default=300.0, help="seconds per candidate")
+    command.set_defaults(func=tune.command_tune)
 
 
 if __name__ == "__main__":

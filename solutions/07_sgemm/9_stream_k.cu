@@ -1,23 +1,24 @@
-// Chapter 7, stage 9: two blocks per SM, an FMA order the register file likes, the ragged K step
-// first, and stream-K scheduling for the last wave.          (reference solution)
+// Chapter 7, stage 9: an FMA order the register file likes, the ragged K step first, stream-K
+// scheduling for the last wave, and a tile shape chosen by measurement.          (reference solution)
 //
 // Why it is faster than stage 8 (each piece measured in chapters/07_sgemm/README.md):
-// - Two blocks of 4 warps per SM instead of one of 8. Each block computes a 128 x 128 tile with 16 x 8
-//   outputs per thread, as in stage 8, but while one block waits at its __syncthreads the other keeps
-//   the FMA units busy; with one block per SM a barrier stalls the whole SM.
 // - The FMAs of one k step run row by row, every other row backwards (a zig-zag): along a row the A
 //   value stays in the operand reuse cache, and at the turn the B value does too, so fewer operands
 //   are read from the register file and fewer FMAs stall on a register bank conflict.
 // - The ragged K step (when 16 does not divide K) is the first one, not the last: step s covers
 //   k = s * 16 - shift .. + 15, and only step 0 has k < 0 to zero-fill. The loads inside the main loop
 //   then carry no test and exist in one copy.
-// - Stream-K. One block per tile leaves SMs idle in the last wave: 576 tiles of a 3072^3 product on
-//   264 block slots (132 SMs x 2) are 2.18 waves, so the GPU runs 3 waves of time, the last 82% idle.
-//   Here the whole waves keep one block per tile (a first kernel), and the K steps of the tiles left
-//   over are cut into one equal share per block slot (a second kernel, one wave): every block of it
-//   ends at the same time. A share that covers only part of a tile writes its partial sums to a
-//   workspace; a third kernel adds the partial sums of each split tile in a fixed order (the result
-//   is the same at every run) and applies alpha and beta. The schedule is chapters/07_sgemm/stream_k.hpp.
+// - Stream-K. One block per tile leaves SMs idle in the last wave: 288 tiles of a 3072^3 product on
+//   132 SMs are 2.18 waves, so the GPU runs 3 waves of time, the last 82% idle. Here the whole waves
+//   keep one block per tile (a first kernel), and the K steps of the tiles left over are cut into one
+//   equal share per block slot (a second kernel, one wave): every block of it ends at the same time.
+//   A share that covers only part of a tile writes its partial sums to a workspace; a third kernel
+//   adds the partial sums of each split tile in a fixed order (the result is the same at every run)
+//   and applies alpha and beta. The schedule is chapters/07_sgemm/stream_k.hpp.
+// - The tile shape is a template parameter, and `make tune-chapter 7` times 15 shapes of this very
+//   file on your GPU (chapters/07_sgemm/tune/). On an H100 and an H200 the fastest is stage 8's: 128 x
+//   256, 8 warps of 64 x 64, one block per SM. Two blocks of 128 x 128 per SM, whose barriers overlap,
+//   lose 2-3% overall: each copies its A tile for 128 columns instead of 256.
 // Edges: rows of A and columns of B past the matrix are clamped (computed, never stored), and
 // N % 4 != 0 takes 4-byte copies of B, as in stage 8.
 #include "07_sgemm/epilogue.cuh"
@@ -60,9 +61,16 @@ struct TileConfig {
     static_assert(BK * BN / 4 % kThreads == 0 && kThreads % (BN / 4) == 0, "B tile copies divide evenly");
 };
 
-// 128 x 128 tiles, 4 warps of 64 x 64, 16 x 8 outputs per thread (128 accumulators, up to 255
-// registers), 3 stages of 16.5 KiB (50 KiB a block): two blocks per SM.
-using Tile = TileConfig<128, 128, 16, 64, 64, 16, 8, 3, 2>;
+// 128 x 256 tiles, 8 warps of 64 x 64, 16 x 8 outputs per thread (128 accumulators, up to 255
+// registers), 3 stages of 24.5 KiB: one block per SM. When `make tune-chapter 7` has measured another
+// shape as faster on the GPU of your machine, the build puts that shape in the header included here.
+#if __has_include("07_sgemm_tuned.hpp")
+#include "07_sgemm_tuned.hpp"
+#endif
+#ifndef WORKBOOK_CH07_TILE
+#define WORKBOOK_CH07_TILE 128, 256, 16, 64, 64, 16, 8, 3, 1
+#endif
+using Tile = TileConfig<WORKBOOK_CH07_TILE>;
 
 /// Where this thread's outputs sit in the tile: rows row0 + (i / 4) * kLanesM * 4 + i % 4 for
 /// i < TM, columns col0 + (j / 4) * kLanesN * 4 + j % 4 for j < TN (stage 8's warp tiling).

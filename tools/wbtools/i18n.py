@@ -167,6 +167,8 @@ HELP_ZH = """CUDA Kernel Workbook
                            build/plots/（需要 matplotlib）
   make profile-chapter N STAGE=k   我的步骤为什么慢？你的第 k 步与参考第 k-1、k 步并排的
                            Nsight Compute 计数（不写 STAGE：所有参考步骤）：build/profile/
+  make tune-chapter 7      自动调优：在你的 GPU 上把第 9 步的候选分块形状与 cuBLAS 对比计时；
+                           最快的为这块 GPU 保留（chapters/07_sgemm/tune/results/），此后按它构建
 
   选项：CUDA_ARCH=90 为该计算能力构建（默认：本机 GPU）。
         BACKEND=cpu 在 CPU 模拟器上运行 kernel：只检查正确性，不需要 GPU
