@@ -46,9 +46,16 @@ struct TileConfig {
     static_assert(BK * BN / 4 % kThreads == 0 && kThreads % (BN / 4) == 0, "B tile copies divide evenly");
 };
 
-// 128 x 128 tiles, 4 warps of 64 x 64, 16 x 8 outputs per thread (128 accumulators, up to 255
-// registers), 3 stages of 16.5 KiB (50 KiB a block): two blocks per SM.
-using Tile = TileConfig<128, 128, 16, 64, 64, 16, 8, 3, 2>;
+// 128 x 256 tiles, 8 warps of 64 x 64, 16 x 8 outputs per thread (128 accumulators, up to 255
+// registers), 3 stages of 24.5 KiB: one block per SM. When `make tune-chapter 7` has measured another
+// shape as faster on the GPU of your machine, the build puts that shape in the header included here.
+#if __has_include("07_sgemm_tuned.hpp")
+#include "07_sgemm_tuned.hpp"
+#endif
+#ifndef WORKBOOK_CH07_TILE
+#define WORKBOOK_CH07_TILE 128, 256, 16, 64, 64, 16, 8, 3, 1
+#endif
+using Tile = TileConfig<WORKBOOK_CH07_TILE>;
 
 /// Where this thread's outputs sit in the tile: rows row0 + (i / 4) * kLanesM * 4 + i % 4 for
 /// i < TM, columns col0 + (j / 4) * kLanesN * 4 + j % 4 for j < TN (stage 8's warp tiling).

@@ -1,5 +1,5 @@
-// Chapter 7, stage 9: two blocks per SM, an FMA order the register file likes, the ragged K step
-// first, and stream-K scheduling for the last wave.          (your exercise)
+// Chapter 7, stage 9: an FMA order the register file likes, the ragged K step first, and stream-K
+// scheduling for the last wave.          (your exercise)
 //
 // Write the kernels and the launch. The contract (sizes, alignment, what is checked) is in
 // chapters/07_sgemm/stages.cuh; the lesson is chapters/07_sgemm/README.md; the stream-K schedule
@@ -19,8 +19,8 @@
 
 namespace WORKBOOK_TRACK {
 
-// TODO: a kernel of whole tiles, stage 8's pipeline in smaller tiles so that two blocks share each SM and one computes
-//       while the other waits at its barrier.
+// TODO: a kernel of whole tiles, stage 8's pipeline with an FMA order that spares the register file, and the partial K
+//       step handled where the main loop never meets it.
 // TODO: a kernel of one wave of blocks, each taking an equal share of the K steps of the tiles left over after the
 //       whole waves, so that no SM idles at the end.
 // TODO: a kernel that adds the partial sums of each tile that was split between blocks, in a fixed order.

@@ -1,5 +1,5 @@
-// Chapter 7, stage 9: two blocks per SM, an FMA order the register file likes, the ragged K step
-// first, and stream-K scheduling for the last wave.          (your exercise)
+// Chapter 7, stage 9: an FMA order the register file likes, the ragged K step first, and stream-K
+// scheduling for the last wave.          (your exercise)
 //
 // Write the kernels and the launch. The contract (sizes, alignment, what is checked) is in
 // chapters/07_sgemm/stages.cuh; the lesson is chapters/07_sgemm/README.md; the stream-K schedule
@@ -22,9 +22,9 @@ namespace WORKBOOK_TRACK {
 //@ guided
 namespace {
 
-// The tile: 128 x 128, K step 16, 4 warps of 64 x 64, 16 x 8 outputs per thread, 3 stages; ask for
-// two blocks per SM (__launch_bounds__(128, 2): at most 255 registers a thread).
-constexpr int BM = 128, BN = 128, BK = 16, WM = 64, WN = 64, TM = 16, TN = 8, STAGES = 3;
+// The tile: stage 8's, 128 x 256, K step 16, 8 warps of 64 x 64, 16 x 8 outputs per thread, 3 stages,
+// one block per SM (__launch_bounds__(256, 1): at most 255 registers a thread).
+constexpr int BM = 128, BN = 256, BK = 16, WM = 64, WN = 64, TM = 16, TN = 8, STAGES = 3;
 constexpr int kThreads = (BM / WM) * (BN / WN) * 32;
 constexpr int kLdA = BM + 4, kLdB = BN + 4;   // As[k][m] and Bs[k][n] rows, padded as in stage 8
 constexpr int kStageFloats = BK * kLdA + BK * kLdB;
@@ -49,13 +49,13 @@ __device__ void store_tile(const float (&acc)[TM][TN], const ch07::GemmArgs& g, 
 }
 
 template <bool kVecB>
-__global__ void __launch_bounds__(kThreads, 2) sgemm_whole_tiles_kernel(ch07::GemmArgs g, ch07::StreamK plan)
+__global__ void __launch_bounds__(kThreads, 1) sgemm_whole_tiles_kernel(ch07::GemmArgs g, ch07::StreamK plan)
 {
     // TODO: tile plan.origin(blockIdx.x): all plan.steps_per_tile steps, then store_tile.
 }
 
 template <bool kVecB>
-__global__ void __launch_bounds__(kThreads, 2)
+__global__ void __launch_bounds__(kThreads, 1)
     sgemm_shares_kernel(ch07::GemmArgs g, ch07::StreamK plan, float* __restrict__ workspace)
 {
     // TODO: split K steps [plan.share_begin(b), plan.share_begin(b + 1)) with b = blockIdx.x, tile
@@ -75,8 +75,8 @@ __global__ void __launch_bounds__(kThreads)
 }   // namespace
 //@ end
 //@ outline
-// TODO: a kernel of whole tiles, stage 8's pipeline in smaller tiles so that two blocks share each SM and one computes
-//       while the other waits at its barrier.
+// TODO: a kernel of whole tiles, stage 8's pipeline with an FMA order that spares the register file, and the partial K
+//       step handled where the main loop never meets it.
 // TODO: a kernel of one wave of blocks, each taking an equal share of the K steps of the tiles left over after the
 //       whole waves, so that no SM idles at the end.
 // TODO: a kernel that adds the partial sums of each tile that was split between blocks, in a fixed order.
