@@ -165,7 +165,7 @@ plot-chapter:
 # (the build does that itself; the programs are not part of `make test`), times them, keeps the winner.
 tune-chapter: configure
 	$(call need_chapter,tune-chapter)
-	@$(PYTHON) tools/workbook.py tune $(CH) $(if $(ONLY),--only $(ONLY))
+	@$(TOOL) tune $(CH) $(if $(ONLY),--only $(ONLY))
 
 # The CPU emulator's memory-behaviour counters of every reference stage, as a Markdown table (docs/emulation.md).
 emu-profile-chapter: configure
