@@ -6,9 +6,19 @@ import json
 import re
 import unittest
 
+import stat
+import sys
+
 from support import REPO, WorkbookTest
 
-from wbtools import tune
+from wbtools import core, tune
+
+# A stand-in candidate program: prints the given text whatever its arguments, exits with the given code.
+PROGRAM = """#!{python}
+import sys
+sys.stdout.write({text!r})
+sys.exit({code})
+"""
 
 SIZES = [1024, 4096]
 SPEC = {"stage": 9, "shipped": "a", "sizes": SIZES, "margin_pct": 1.0,
@@ -112,6 +122,31 @@ class Ranking(unittest.TestCase):
         self.assertEqual(record["best"], "a")
         self.assertEqual(record["candidates"]["a"]["score"], 1.0)
         self.assertNotIn("gpu", record["candidates"]["a"])
+
+
+class Programs(WorkbookTest):
+    def program(self, name: str, text: str, code: int = 0) -> None:
+        folder = self.build / "bin" / "tune"
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / f"ch07_tune_{name}"
+        path.write_text(PROGRAM.format(python=sys.executable, text=text, code=code))
+        path.chmod(path.stat().st_mode | stat.S_IXUSR)
+
+    def test_results_errors_and_crashes(self):
+        line = 'WORKBOOK-TUNE {{"candidate": "{0}", "gpu": "G", "n": {1}, "ms": 1.0, "cublas_ms": 2.0}}\n'
+        self.program("a", line.format("a", 1024) + line.format("a", 4096))
+        self.program("b", 'WORKBOOK-TUNE {"candidate": "b", "gpu": "G", "error": "wrong at 5 x 5 x 5"}\n')
+        self.program("c", "terminate called after throwing an instance of 'wb::CudaError'\n", code=134)
+        results, out, _ = self.capture(tune.run_candidates, {"chapter": 7}, SPEC, ["a", "b", "c"], 60.0)
+        self.assertAlmostEqual(results["a"]["library_tflops"][4096] * 2, results["a"]["tflops"][4096])
+        self.assertEqual(results["b"], {"error": "wrong at 5 x 5 x 5"})
+        self.assertTrue(results["c"]["error"].startswith("did not run: terminate called"))
+        self.assertIn("c: did not run", out)
+
+    def test_no_gpu_is_one_sentence(self):
+        self.program("a", "WORKBOOK-SKIP: no NVIDIA GPU was found.\n")
+        with self.assertRaises(core.UserError):
+            self.capture(tune.run_candidates, {"chapter": 7}, SPEC, ["a"], 60.0)
 
 
 class NothingToTune(WorkbookTest):

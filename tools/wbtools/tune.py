@@ -160,6 +160,30 @@ def build_programs(meta: dict, spec: dict, names: list[str]) -> list[str]:
     return built
 
 
+def run_candidates(meta: dict, spec: dict, names: list[str], timeout: float) -> dict[str, dict]:
+    """Runs each candidate's program: name -> measure()'s record, or {"error"}."""
+    env = dict(os.environ, WORKBOOK_TUNE_SIZES=",".join(str(n) for n in spec["sizes"]))
+    results: dict[str, dict] = {}
+    for name in names:
+        program = core.BUILD / "bin" / "tune" / f"ch{meta['chapter']:02d}_tune_{name}"
+        try:
+            proc = subprocess.run([str(program), "[tune]"], capture_output=True, text=True, env=env, timeout=timeout)
+            output = proc.stdout + proc.stderr
+        except subprocess.TimeoutExpired:
+            output = ""
+            results[name] = {"error": f"did not finish in {timeout:.0f} s"}
+        if "WORKBOOK-SKIP" in output:
+            raise core.UserError("`make tune-chapter` needs an NVIDIA GPU; none is usable here.")
+        if name not in results:
+            lines = parse_lines(output)
+            results[name] = measure(lines, spec["sizes"]) if lines else {
+                "error": "did not run: " + (core.failure_details(output) or output).strip()[-300:].replace("\n", " ")}
+        r = results[name]
+        print(f"{name}: " + (r["error"] if "error" in r else
+                             " ".join(f"{r['tflops'][n]:.2f}" for n in spec["sizes"]) + " TFLOP/s"), flush=True)
+    return results
+
+
 def command_tune(args) -> int:
     meta = core.load_chapter(args.chapter)
     spec = load_spec(meta)
@@ -177,27 +201,7 @@ def command_tune(args) -> int:
             raise core.UserError(f"There is no candidate '{unknown[0]}': the candidates are {', '.join(names)}.")
         names = [n for n in names if n in wanted or n == spec["shipped"]]   # the shipped one is the yardstick
     names = build_programs(meta, spec, names)
-
-    env = dict(os.environ, WORKBOOK_TUNE_SIZES=",".join(str(n) for n in spec["sizes"]))
-    results: dict[str, dict] = {}
-    for name in names:
-        program = core.BUILD / "bin" / "tune" / f"ch{meta['chapter']:02d}_tune_{name}"
-        try:
-            proc = subprocess.run([str(program), "[tune]"], capture_output=True, text=True, env=env,
-                                  timeout=args.timeout)
-            output = proc.stdout + proc.stderr
-        except subprocess.TimeoutExpired:
-            results[name] = {"error": f"did not finish in {args.timeout:.0f} s"}
-            print(f"{name}: {results[name]['error']}", flush=True)
-            continue
-        if "WORKBOOK-SKIP" in output:
-            raise core.UserError("`make tune-chapter` needs an NVIDIA GPU; none is usable here.")
-        lines = parse_lines(output)
-        results[name] = measure(lines, spec["sizes"]) if lines else {
-            "error": "did not run: " + (core.failure_details(output) or output).strip()[-300:].replace("\n", " ")}
-        r = results[name]
-        print(f"{name}: " + (r["error"] if "error" in r else
-                             " ".join(f"{r['tflops'][n]:.2f}" for n in spec["sizes"]) + " TFLOP/s"), flush=True)
+    results = run_candidates(meta, spec, names, args.timeout)
 
     yardstick = score(results, spec["sizes"])
     winner = choose(spec, results)
@@ -209,14 +213,14 @@ def command_tune(args) -> int:
     tile = next(c["tile"] for c in spec["candidates"] if c["name"] == winner)
     record = {"gpu": gpu, "date": date, "chapter": meta["chapter"], "stage": spec["stage"], "sizes": spec["sizes"],
               "best": winner, "tile": tile, "shipped": spec["shipped"], "margin_pct": spec["margin_pct"],
-              "library_tflops": yardstick, "candidates": {name: r for name, r in results.items()}}
-    results_dir = core.ROOT / "chapters" / meta["dir"] / "tune" / "results"
-    results_dir.mkdir(parents=True, exist_ok=True)
-    result_path = results_dir / f"{gpu_file_name(gpu)}.json"
+              "library_tflops": yardstick, "candidates": results}
+    result_path = core.ROOT / "chapters" / meta["dir"] / "tune" / "results" / f"{gpu_file_name(gpu)}.json"
+    result_path.parent.mkdir(parents=True, exist_ok=True)
     result_path.write_text(format_record(record))
     table_path = core.BUILD / "tune" / f"ch{meta['chapter']:02d}.md"
     table_path.parent.mkdir(parents=True, exist_ok=True)
     table_path.write_text(table)
+    # Configure again: the build reads the result and writes the header the stage includes.
     subprocess.run(["cmake", "-S", str(core.ROOT), "-B", str(core.BUILD)], capture_output=True, text=True)
     if winner == spec["shipped"]:
         print(f"On this GPU the shipped shape stays ({winner}): no candidate beat it by more than "
