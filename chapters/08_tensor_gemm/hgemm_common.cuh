@@ -75,34 +75,41 @@ __device__ __forceinline__ void cp_async_wait()
 #endif   // CH08_HAS_PIPELINE
 
 #ifdef CH08_HAS_PIPELINE   // device code: not for the grader's host-only files either
+/// The epilogue of two neighbouring outputs (row, col) and (row, col + 1), col even, as an mma
+/// accumulator holds them: C = alpha * acc + beta * C inside M x N. When N is even the pair's address
+/// is 8-byte aligned and it goes out as one 8-byte store, half the store instructions and sectors
+/// touched of two 4-byte stores; at the right edge (or N odd) each element is stored alone.
+__device__ __forceinline__ void store_c_pair(float* C, int row, int col, int M, int N, float x, float y, float alpha,
+                                             float beta)
+{
+    if (row >= M) return;
+    float* c = C + static_cast<std::int64_t>(row) * N + col;
+    if (N % 2 == 0 && col + 1 < N) {
+        float2 out = make_float2(alpha * x, alpha * y);
+        if (beta != 0.0f) {
+            const float2 old = *reinterpret_cast<const float2*>(c);
+            out.x += beta * old.x, out.y += beta * old.y;
+        }
+        *reinterpret_cast<float2*>(c) = out;
+    } else {
+        if (col < N) store_c(c, x, alpha, beta);
+        if (col + 1 < N) store_c(c + 1, y, alpha, beta);
+    }
+}
+
 /// The epilogue of one wgmma warpgroup's 64 x 256 accumulators (layout in chapters/common/hopper.cuh),
 /// called by each of its threads: this warp's rows start at @p row0 (the tile's row + 16 x the warp's
-/// place in the warpgroup), the tile's columns at @p col0. C = alpha * acc + beta * C inside M x N; two
-/// neighbouring columns go out as one 8-byte store when N is even (then the address is 8-byte aligned).
+/// place in the warpgroup), the tile's columns at @p col0.
 __device__ __forceinline__ void store_wgmma_64x256(const float (&acc)[128], int row0, int col0, int M, int N,
                                                    float alpha, float beta, float* C)
 {
     const int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
-    const bool pairs = N % 2 == 0;
 #pragma unroll
     for (int j = 0; j < 32; ++j)
 #pragma unroll
-        for (int half = 0; half < 2; ++half) {
-            const int row = row0 + g + 8 * half, col = col0 + 8 * j + 2 * t;
-            if (row >= M) continue;
-            float* c = C + static_cast<std::int64_t>(row) * N + col;
-            if (pairs && col + 1 < N) {
-                float2 out = make_float2(alpha * acc[4 * j + 2 * half], alpha * acc[4 * j + 2 * half + 1]);
-                if (beta != 0.0f) {
-                    const float2 old = *reinterpret_cast<const float2*>(c);
-                    out.x += beta * old.x, out.y += beta * old.y;
-                }
-                *reinterpret_cast<float2*>(c) = out;
-            } else {
-                if (col < N) store_c(c, acc[4 * j + 2 * half], alpha, beta);
-                if (col + 1 < N) store_c(c + 1, acc[4 * j + 2 * half + 1], alpha, beta);
-            }
-        }
+        for (int half = 0; half < 2; ++half)
+            store_c_pair(C, row0 + g + 8 * half, col0 + 8 * j + 2 * t, M, N, acc[4 * j + 2 * half],
+                         acc[4 * j + 2 * half + 1], alpha, beta);
 }
 #endif
 

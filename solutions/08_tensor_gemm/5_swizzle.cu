@@ -17,6 +17,8 @@
 //   and the K tail use the checked copy.
 // - Block order. Blocks run in groups of 8 block rows, walking down N together, so the A rows and B
 //   columns they share are still in L2 (matters at 8192^3).
+// - 8-byte stores. An mma accumulator gives a thread two neighbouring columns of C: they go out as
+//   one float2 (ch08::store_c_pair), half the store instructions of 4-byte stores.
 #include "08_tensor_gemm/stages.cuh"
 #include "common/primitives.cuh"
 #include "common/tensor_core.cuh"
@@ -168,17 +170,17 @@ __global__ void __launch_bounds__(kThreads)
     }
     ch08::cp_async_wait<0>();   // no copy may still target shared memory when the block ends
 
+    // Each thread holds pairs of neighbouring columns (c0, c1 and c2, c3 of the mma layout): one 8-byte
+    // store per pair.
     const int g = lane / 4, t = lane % 4;
 #pragma unroll
     for (int i = 0; i < kMmaM; ++i)
 #pragma unroll
         for (int j = 0; j < kMmaN; ++j)
 #pragma unroll
-            for (int e = 0; e < 4; ++e) {
-                const int row = m0 + wm + i * 16 + g + (e / 2) * 8, col = n0 + wn + j * 8 + 2 * t + e % 2;
-                if (row < M && col < N)
-                    ch08::store_c(C + static_cast<std::int64_t>(row) * N + col, acc[i][j][e], alpha, beta);
-            }
+            for (int half = 0; half < 2; ++half)
+                ch08::store_c_pair(C, m0 + wm + i * 16 + g + half * 8, n0 + wn + j * 8 + 2 * t, M, N,
+                                   acc[i][j][2 * half], acc[i][j][2 * half + 1], alpha, beta);
 }
 
 template <typename T>
