@@ -117,16 +117,17 @@ void sgemm_7_warp_tiling(int M, int N, int K, float alpha, const float* A, const
 void sgemm_8_pipelined(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C,
                        cudaStream_t stream);
 
-/// @brief Stage 9: past cuBLAS: two blocks per SM, a register-friendly FMA order, stream-K scheduling.
+/// @brief Stage 9: a register-friendly FMA order, the ragged K step first, stream-K scheduling.
 ///
-/// Stage 8's pipeline in 128 x 128 tiles of 4 warps, two blocks per SM, so that one block computes
-/// while the other waits at its barrier; the FMAs of a k step in a zig-zag order that the register
-/// reuse cache serves. Then the schedule: a grid of one block per tile leaves part of the last wave
-/// idle (1024 tiles on 264 block slots are 3.88 waves); stream-K launches one wave of persistent
-/// blocks, hands out the whole waves of tiles, and splits the K steps of the remaining tiles evenly
-/// between the blocks, whose partial sums a second kernel adds (chapters/07_sgemm/stream_k.hpp).
+/// Stage 8's pipeline (128 x 256 tiles of 8 warps, one block per SM: the shape `make tune-chapter 7`
+/// measured fastest on an H100 and an H200) with the FMAs of a k step in a zig-zag order that the
+/// operand reuse cache serves, and the partial K step first, so that the main loop's copies test
+/// nothing. Then the schedule: a grid of one block per tile leaves part of the last wave idle (288
+/// tiles on 132 SMs are 2.18 waves); stream-K keeps one block per tile for the whole waves, cuts the K
+/// steps of the tiles left over into one equal share per block slot (one wave), and a third kernel
+/// adds the partial sums of the split tiles (chapters/07_sgemm/stream_k.hpp).
 /// Checked: correctness, including products whose tiles are split between blocks; speed-up over
-/// reference stage 8 at 4096^3, and the fraction of cuBLAS SGEMM it reaches.
+/// reference stage 8 at 3072^3, and the fraction of cuBLAS SGEMM it reaches.
 void sgemm_9_stream_k(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C,
                       cudaStream_t stream);
 

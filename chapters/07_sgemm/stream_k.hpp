@@ -2,7 +2,7 @@
 /// @brief Chapter 7: the stream-K schedule of stage 9: which block computes which tiles, and which
 /// K steps of the tiles that are split between blocks (include it in your stage file).
 ///
-/// A grid of one block per tile ends with a partial wave: 1024 tiles on 264 block slots run as 4
+/// A grid of one block per tile ends with a partial wave: 512 tiles on 132 block slots run as 4
 /// waves, the last one 88% full. Here the tiles of the whole waves keep one block each (a first
 /// kernel, "data-parallel"); the K steps of the tiles that are left, numbered tile after tile, are
 /// cut into one equal share per block slot, and a second kernel of one wave takes one share per
