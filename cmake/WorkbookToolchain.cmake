@@ -26,23 +26,26 @@ set(WORKBOOK_MIN_ARCH 70)      # Volta: independent thread scheduling, *_sync sh
 set(WORKBOOK_CUDA_ARCH "" CACHE STRING
     "Compute capability to build for, e.g. 90 (empty: the GPU in this machine, else ${WORKBOOK_FALLBACK_ARCH})")
 
+# The GPU in this machine (the first nvidia-smi lists), asked once: its compute capability is the
+# default architecture, and its name picks the autotuner's results (cmake/WorkbookTuning.cmake).
 set(WORKBOOK_GPU_NAME "")
+set(gpu_arch "")
+find_program(WORKBOOK_NVIDIA_SMI nvidia-smi)
+if(WORKBOOK_NVIDIA_SMI)
+  execute_process(COMMAND "${WORKBOOK_NVIDIA_SMI}" --query-gpu=compute_cap,name --format=csv,noheader
+                  OUTPUT_VARIABLE smi_out RESULT_VARIABLE smi_rc ERROR_QUIET
+                  OUTPUT_STRIP_TRAILING_WHITESPACE TIMEOUT 20)
+  if(smi_rc EQUAL 0 AND smi_out MATCHES "^([0-9]+)\\.([0-9]+), *([^\n]*)")
+    set(gpu_arch "${CMAKE_MATCH_1}${CMAKE_MATCH_2}")
+    set(WORKBOOK_GPU_NAME "${CMAKE_MATCH_3}")
+  endif()
+endif()
 if(WORKBOOK_CUDA_ARCH)
   set(arch "${WORKBOOK_CUDA_ARCH}")
   set(arch_reason "chosen with WORKBOOK_CUDA_ARCH")
 else()
-  set(arch "")
-  find_program(WORKBOOK_NVIDIA_SMI nvidia-smi)
-  if(WORKBOOK_NVIDIA_SMI)
-    execute_process(COMMAND "${WORKBOOK_NVIDIA_SMI}" --query-gpu=compute_cap,name --format=csv,noheader
-                    OUTPUT_VARIABLE smi_out RESULT_VARIABLE smi_rc ERROR_QUIET
-                    OUTPUT_STRIP_TRAILING_WHITESPACE TIMEOUT 20)
-    if(smi_rc EQUAL 0 AND smi_out MATCHES "^([0-9]+)\\.([0-9]+), *([^\n]*)")
-      set(arch "${CMAKE_MATCH_1}${CMAKE_MATCH_2}")
-      set(WORKBOOK_GPU_NAME "${CMAKE_MATCH_3}")
-      set(arch_reason "the GPU in this machine: ${WORKBOOK_GPU_NAME}")
-    endif()
-  endif()
+  set(arch "${gpu_arch}")
+  set(arch_reason "the GPU in this machine: ${WORKBOOK_GPU_NAME}")
   if(NOT arch)
     set(arch "${WORKBOOK_FALLBACK_ARCH}")
     set(arch_reason "no NVIDIA GPU found, so everything is compiled but grading needs a GPU")
