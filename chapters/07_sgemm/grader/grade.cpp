@@ -52,9 +52,9 @@ const Case kSmallCases[] = {
     {130, 66, 2, 0.75f, 1.5f},     // K smaller than any K step
     {65, 67, 300, -1.25f, 0.5f},
     {256, 257, 31, 1.0f, -1.0f},
-    // Five tiles of 57 K steps: more K steps than block slots on GPUs of up to about 140 SMs, and a
-    // tile count that divides no usual slot count, so some of stage 9's shares straddle a boundary
-    // between tiles (a share with two partial segments).
+    // Five tiles of 57 K steps (285 in all): more K steps than stage 9 has block slots on today's
+    // GPUs, and a tile count that divides no usual slot count, so some of its shares straddle a
+    // boundary between tiles (a share with two partial segments).
     {637, 64, 900, 1.5f, -0.5f},
 };
 
@@ -75,7 +75,7 @@ const Case kLargeCases[] = {
     {1999, 2049, 33, 1.5f, 0.0f},
     {1280, 1300, 37, 0.75f, -1.5f},
     {1281, 1299, 19, 1.0f, 1.0f},
-    // Stage 9's stream-K on about 132 SMs: 441 tiles of 128 x 128 are one whole wave plus 177 tiles
+    // Stage 9's stream-K on about 132 SMs: 231 tiles of 128 x 256 are one whole wave plus 99 tiles
     // split by K steps (both kernels, then the partial sums added), aligned and not.
     {2600, 2604, 67, -1.25f, 0.5f},
     {2601, 2599, 45, 1.0f, 0.0f},
@@ -252,9 +252,9 @@ void compare_memory(wb::Stage& stage, Sgemm candidate_fn, Sgemm previous, Sgemm 
 
 /// Stages 1 and 2 are timed at 2048^3 (the naive kernel takes tens of milliseconds there), stages 3
 /// to 8 at 4096^3, the size of the chapter's goal. Stage 9 (stream-K) is about the last wave of
-/// tiles, so it is timed where that wave is mostly idle: 3072^3 is 288 tiles of 128 x 256 (stage 8)
-/// on 132 SMs, or 576 of 128 x 128 on 264 block slots, 2.18 waves either way (on GPUs of about 132
-/// SMs; elsewhere the gain is smaller, and the target was set with margin for that).
+/// tiles, so it is timed where that wave is mostly idle: 3072^3 is 288 tiles of 128 x 256 on 132 SMs,
+/// 2.18 waves (on GPUs of about 132 SMs; elsewhere the gain is smaller, and the target was set with
+/// margin for that).
 constexpr int kSmallTimed = 2048;
 constexpr int kLargeTimed = 4096;
 constexpr int kTailTimed = 3072;
