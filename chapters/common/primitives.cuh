@@ -12,6 +12,7 @@
 
 #include "common/cuda_check.hpp"
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -92,6 +93,28 @@ template <>
 __device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float v)
 {
     return __float2bfloat16_rn(v);
+}
+
+// ---- exponentials ------------------------------------------------------------------------------
+
+/// 2^x in one instruction, MUFU.EX2 (PTX `ex2.approx.ftz.f32`), for softmax exponentials kept in log2
+/// units (chapter 9). The result is approximate (the PTX ISA gives the bound; it is far below the
+/// fp16/bf16 rounding that P gets next), and results below 2^-126 are flushed to 0: a probability that
+/// small changes no sum of at least 1. exp2f() is accurate for subnormal results too, and pays for it
+/// around the same MUFU.EX2 with a compare and two predicated multiplies per call (chapter 9 stage 5's
+/// SASS): 4 instructions per exponential instead of 1. exp2_fast(-inf) = 0, as masked scores need.
+__device__ __forceinline__ float exp2_fast(float x)
+{
+#if defined(WORKBOOK_EMULATED)
+    const float y = std::exp2(x);
+    return y < std::numeric_limits<float>::min() ? 0.0f : y;   // NaN stays NaN
+#elif defined(__CUDA_ARCH__)
+    float y;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+    return y;
+#else
+    return exp2f(x);
+#endif
 }
 
 // ---- reductions: operators, then the warp and block all-reduce that apply them --------------------
