@@ -8,19 +8,33 @@
 //    run under the previous tile's math.
 //  - Shared rows are not padded: the 16-byte chunk c of row r is stored at chunk c ^ (r % 8). Rows are
 //    128 or 256 bytes (D = 64, 128), so without the XOR the 8 rows one ldmatrix reads would all hit
-//    the same 4 banks; with it they hit 8 different groups of 4. Both the cp.async destinations and the
-//    ldmatrix addresses go through the one function swz().
-//  - The exponentials are exp2 (one MUFU.EX2) with log2(e) folded into the scale: scores are kept in
-//    log2 units, p = 2^(x - m), and lse is converted back to the natural log once per row.
-//  - Tiles are split into those that need no mask (all their keys visible to all the block's rows: the
-//    bulk of the loop, with no mask arithmetic) and the last ones that do (the kv_len tail, the causal
-//    diagonal). Causal tiles past the diagonal of the block's last row are never loaded.
+//    the same 4 banks; with it they hit 8 different groups of 4. swz() defines the layout; the copies
+//    and the ldmatrix reads compute its addresses cheaply (below).
 //  - Each warp owns 32 query rows (two 16-row mma tiles) instead of 16: every K and V fragment read from
 //    shared memory feeds two mma instead of one, which halves the shared-memory reads per mma (stage 4
 //    reads 256 bytes per mma; at 128 bytes per clock and SM, shared memory rather than the tensor cores
 //    can become the limit). The registers pay: for D = 128 the O accumulators alone are 128 per lane,
-//    so Q is read again from shared memory at every use instead of being held, and key tiles are 32
-//    long (64 for D = 64).
+//    so Q is read again from shared memory at every use instead of being held.
+//  - Tiles are split into those that need no mask (all their keys visible to all the block's rows: the
+//    bulk of the loop, with no mask arithmetic) and the last ones that do (the kv_len tail, the causal
+//    diagonal). Causal tiles past the diagonal of the block's last row are never loaded.
+//
+// With 255 registers per thread and the O accumulators taking half, every register counts; what the
+// measurements on an H100 showed (D = 128, 4,16,4096,128; the README has the table):
+//  - 64-key tiles (FlashAttention-2's 128 x 64) halve the per-tile costs (barriers, waits, the row
+//    maxima, the rescale of O) against 32-key tiles, but only once nothing spills: with everything
+//    below, 32-key tiles took 13% longer; without it, 64-key tiles spilled and were no faster.
+//  - Addresses cost registers. A thread's cp.async copies of a tile are 8 rows apart, and r % 8 is the
+//    same for all of them, so one base address plus a constant reaches each (a version that computed an
+//    address per copy spilled 92 bytes to local memory and took 21% longer). A lane's ldmatrix address
+//    for columns 16 kk onwards is its address for kk = 0 XOR 16 kk: the XOR flips chunk bits only (a
+//    version through swz() for every read spilled more and took 5% longer).
+//  - The exponentials are exp2 with log2(e) folded into the scale: scores are kept in log2 units,
+//    p = 2^(x - m), and lse is converted back to the natural log once per row. They are wb::exp2_fast,
+//    one MUFU.EX2; exp2f() added a compare and two multiplies to each (the kernel took 5% longer).
+//  - O is rescaled only when a row's maximum moved: each warp votes (__any_sync) per 8 rows, so the
+//    branch never diverges, and after the first tiles most tiles skip the 128 multiplies. Worth under
+//    1% here: what limits this loop is latency (8 warps per SM), not the count of instructions.
 #include "09_attention/stages.cuh"
 #include "common/primitives.cuh"
 #include "common/tensor_core.cuh"
@@ -35,10 +49,10 @@ namespace {
 /// 64), kQInRegisters; every combination that fits in shared memory is correct (each was checked in emulation).
 template <int D>
 struct Config {
-    static constexpr int kMTiles = 2;                   // 32 query rows per warp
-    static constexpr int kBlockK = D == 64 ? 64 : 32;   // D = 128: a 32-key tile keeps S in fewer registers
-    static constexpr bool kQInRegisters = D == 64;      // D = 128: 64 more registers would not fit
-    static constexpr int kSTiles = kBlockK / 8;         // 16 x 8 mma tiles of S per 16 query rows and tile
+    static constexpr int kMTiles = 2;                // 32 query rows per warp
+    static constexpr int kBlockK = 64;               // keys per tile: FlashAttention-2's 128 x 64
+    static constexpr bool kQInRegisters = D == 64;   // D = 128: 64 more registers would not fit
+    static constexpr int kSTiles = kBlockK / 8;      // 16 x 8 mma tiles of S per 16 query rows and tile
     static constexpr int kWarps = 4;
     static constexpr int kThreads = kWarps * 32;
     static constexpr int kBlockQ = kWarps * 16 * kMTiles;   // 128 query rows per block
@@ -59,19 +73,22 @@ __device__ __forceinline__ int swz(int r, int c)
 }
 
 /// Issues the cp.async copies of rows r0 .. r0 + kRows - 1 of a [rows][D] matrix into a swizzled tile;
-/// rows past the end are zero-filled (their source is not read).
+/// rows past the end are zero-filled (their source is not read). Thread i copies chunk i % (D / 8) of
+/// rows i / (D / 8) + kRowsPerPass p: passes are a multiple of 8 rows apart, so r % 8, and with it the
+/// swizzle, is the same in every pass, and one source and one destination address serve them all.
 template <int D, int kRows, int kThreads>
 __device__ __forceinline__ void copy_tile_async(std::uint16_t* tile, const std::uint16_t* src, int r0, int rows)
 {
     constexpr int kChunksPerRow = D / ch08::kChunkElems;
-    static_assert(kRows * kChunksPerRow % kThreads == 0, "the copies divide evenly");
+    constexpr int kRowsPerPass = kThreads / kChunksPerRow;
+    static_assert(kRowsPerPass % 8 == 0 && kRows % kRowsPerPass == 0, "every pass starts on a multiple of 8 rows");
+    const int r = threadIdx.x / kChunksPerRow, c = (threadIdx.x % kChunksPerRow) * ch08::kChunkElems;
+    std::uint16_t* to = tile + swz<D>(r, c);
+    const std::uint16_t* from = src + static_cast<std::int64_t>(r0 + r) * D + c;
 #pragma unroll
-    for (int copy = 0; copy < kRows * kChunksPerRow / kThreads; ++copy) {
-        const int i = threadIdx.x + copy * kThreads;
-        const int r = i / kChunksPerRow, c = (i % kChunksPerRow) * ch08::kChunkElems;
-        const bool inside = r0 + r < rows;
-        const std::uint16_t* from = inside ? src + static_cast<std::int64_t>(r0 + r) * D + c : src;
-        ch08::cp_async16(tile + swz<D>(r, c), from, inside);
+    for (int pass = 0; pass < kRows / kRowsPerPass; ++pass) {
+        const bool inside = r0 + r + pass * kRowsPerPass < rows;
+        ch08::cp_async16(to + pass * kRowsPerPass * D, inside ? from + pass * kRowsPerPass * D : src, inside);
     }
 }
 
@@ -116,7 +133,10 @@ struct QFragments {
     }
     __device__ __forceinline__ void read(std::uint32_t (&frag)[4], int mt, int kk, int lane) const
     {
-        wb::ldmatrix_x4(frag, qs + swz<D>(row + mt * 16, kk * 16 + (lane / 16) * 8));
+        // swz<D>(row + 16 mt, 16 kk + 8 (lane / 16)): row % 8 = lane % 8 for every mt, so the chunk part is
+        // the one of kk = 0 XOR 16 kk.
+        const int at_kk0 = row * D + (((lane / 16) ^ (lane % 8)) * ch08::kChunkElems);
+        wb::ldmatrix_x4(frag, qs + mt * 16 * D + (at_kk0 ^ (16 * kk)));
     }
     /// The fragment of rows mt, columns 16 kk .. 16 kk + 15.
     __device__ __forceinline__ void get(std::uint32_t (&frag)[4], int mt, int kk, int lane) const
@@ -147,7 +167,9 @@ __device__ __forceinline__ void scores(float (&s)[kM][kSTiles][4], const QFragme
 #pragma unroll
         for (int j = 0; j < kSTiles; j += 2) {
             std::uint32_t r[4];
-            wb::ldmatrix_x4(r, ks + swz<D>(j * 8 + (lane / 16) * 8 + lane % 8, kk * 16 + ((lane / 8) % 2) * 8));
+            // swz<D>(8 j + 8 (lane / 16) + lane % 8, 16 kk + 8 ((lane / 8) % 2)), as in QFragments::read.
+            const int at_kk0 = ((lane / 16) * 8 + lane % 8) * D + ((((lane / 8) % 2) ^ (lane % 8)) * ch08::kChunkElems);
+            wb::ldmatrix_x4(r, ks + j * 8 * D + (at_kk0 ^ (16 * kk)));
             const std::uint32_t b0[2] = {r[0], r[1]}, b1[2] = {r[2], r[3]};
 #pragma unroll
             for (int mt = 0; mt < kM; ++mt) {
@@ -164,8 +186,8 @@ __device__ __forceinline__ void scores(float (&s)[kM][kSTiles][4], const QFragme
             for (int e = 0; e < 4; ++e) s[mt][j][e] *= scale_log2;
 }
 
-/// The online-softmax update of one tile: new row max, rescale of O and of the old sum, P = 2^(S - max)
-/// left in @p s.
+/// The online-softmax update of one tile: new row max, P = 2^(S - max) left in @p s, and the old sum and O
+/// rescaled where a row's maximum moved.
 template <int D, int kM, int kSTiles>
 __device__ __forceinline__ void softmax_update(RowState<D, kM>& st, float (&s)[kM][kSTiles][4])
 {
@@ -178,19 +200,25 @@ __device__ __forceinline__ void softmax_update(RowState<D, kM>& st, float (&s)[k
             for (int j = 0; j < kSTiles; ++j) tile_max = fmaxf(tile_max, fmaxf(s[mt][j][2 * h], s[mt][j][2 * h + 1]));
             const float m_new = fmaxf(st.m[mt][h], quad_max(tile_max));
             const float m_use = m_new == -INFINITY ? 0.0f : m_new;   // a row with no visible key yet: no NaN
-            const float alpha = exp2f(st.m[mt][h] - m_use);
+            // Did the maximum of any of the warp's 8 rows g (h = 0) or g + 8 (h = 1) move? Uniform per warp.
+            const bool moved = __any_sync(0xffffffffu, m_new != st.m[mt][h]);
+            const float alpha = wb::exp2_fast(st.m[mt][h] - m_use);   // 0 on the first tile with a visible key
             st.m[mt][h] = m_new;
             float sum = 0.0f;
 #pragma unroll
             for (int j = 0; j < kSTiles; ++j)
 #pragma unroll
                 for (int e = 2 * h; e < 2 * h + 2; ++e) {
-                    s[mt][j][e] = exp2f(s[mt][j][e] - m_use);
+                    s[mt][j][e] = wb::exp2_fast(s[mt][j][e] - m_use);   // masked keys: 2^-inf = 0
                     sum += s[mt][j][e];
                 }
-            st.l[mt][h] = st.l[mt][h] * alpha + sum;
+            if (moved) {   // otherwise alpha = 1 in every lane: nothing to rescale
+                st.l[mt][h] = st.l[mt][h] * alpha + sum;
 #pragma unroll
-            for (int n = 0; n < D / 8; ++n) st.o[mt][n][2 * h] *= alpha, st.o[mt][n][2 * h + 1] *= alpha;
+                for (int n = 0; n < D / 8; ++n) st.o[mt][n][2 * h] *= alpha, st.o[mt][n][2 * h + 1] *= alpha;
+            } else {
+                st.l[mt][h] += sum;
+            }
         }
 }
 
@@ -213,7 +241,9 @@ __device__ __forceinline__ void accumulate_pv(RowState<D, kM>& st, const float (
 #pragma unroll
         for (int n = 0; n < D / 8; n += 2) {
             std::uint32_t r[4];
-            wb::ldmatrix_x4_trans(r, vs + swz<D>(kk * 16 + lane % 16, n * 8 + (lane / 16) * 8));
+            // swz<D>(16 kk + lane % 16, 8 n + 8 (lane / 16)) with n even, as in QFragments::read.
+            const int at_n0 = (lane % 16) * D + (((lane / 16) ^ (lane % 8)) * ch08::kChunkElems);
+            wb::ldmatrix_x4_trans(r, vs + kk * 16 * D + (at_n0 ^ (8 * n)));
             const std::uint32_t b0[2] = {r[0], r[1]}, b1[2] = {r[2], r[3]};
 #pragma unroll
             for (int mt = 0; mt < kM; ++mt) {
@@ -350,7 +380,7 @@ void launch(const ch09::Shape& shape, const void* q, const void* k, const void* 
 {
     using C = Config<D>;
     auto kernel = attention_pipelined_kernel<T, D>;
-    static const bool configured = [&] {   // D = 128: 64 KiB, over the default 48 KiB
+    static const bool configured = [&] {   // D = 128: 96 KiB, over the default 48 KiB
         WB_CUDA_CHECK(
             cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(C::kSmemBytes)));
         return true;
