@@ -59,6 +59,8 @@ const Case kCases[] = {
     {1, 1, 100, 17, 128, true, 0.0f, 0, false, "causal, q_len >> kv_len: 83 rows see no key"},
     {1, 1, 17, 100, 64, false, 0.0f, 0, false, "q_len < kv_len, not causal"},
     {1, 1, 33, 47, 64, true, 4.0f, 5, false, "logits near 1e4: exp without the running maximum overflows"},
+    {1, 2, 45, 70, 128, true, -4.0f, 5, false,
+     "a negative scale, logits near 1e4: the largest comes from the most negative q . k"},
     {1, 2, 20, 40, 128, true, 0.0f, 0, true, "identical keys: every score ties"},
     {1, 2, 1, 300, 128, false, 0.0f, 2, false, "decode: one query, a long cache, peaked softmax"},
     {1, 1, 3, 130, 64, true, 0.0f, -2, false, "decode with a causal tail, small values"},
