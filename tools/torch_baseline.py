@@ -133,7 +133,8 @@ def bench_layernorm(p: Printer) -> None:
 
 # Chapter 9's shapes (B, H, q_len, kv_len, D, causal), as in its grader's bench; fp16 as the stages are timed.
 ATTENTION_SHAPES = [(16, 16, 1024, 1024, 64, False), (8, 16, 4096, 4096, 64, False), (4, 16, 4096, 4096, 128, False),
-                    (4, 16, 4096, 4096, 128, True), (1, 16, 16384, 16384, 128, True), (8, 32, 1, 8192, 128, False)]
+                    (4, 16, 4096, 4096, 128, True), (1, 16, 16384, 16384, 128, True), (8, 32, 1, 8192, 128, False),
+                    (1, 32, 1, 16384, 128, False)]
 MATH_MAX_SCORES = 1 << 32   # the math backend materialises the scores: skipped beyond 2^32 of them
 
 
