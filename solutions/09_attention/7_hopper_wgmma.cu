@@ -320,7 +320,10 @@ __global__ void __launch_bounds__(kThreads, 1)
         reinterpret_cast<std::uint8_t*>((reinterpret_cast<std::uintptr_t>(smem_raw) + 1023) & ~std::uintptr_t{1023});
     Barriers& bar = *reinterpret_cast<Barriers*>(smem + L::kBarriers);
 
-    const int q0 = blockIdx.x * kBlockQ;
+    // Causal: the blocks of the last rows (the most key tiles) start first, and the short ones fill the
+    // last wave, as in stage 5.
+    const int q_tile = shape.causal ? static_cast<int>(gridDim.x - 1 - blockIdx.x) : static_cast<int>(blockIdx.x);
+    const int q0 = q_tile * kBlockQ;
     const std::int64_t bh = blockIdx.y;
     const int tiles = key_tiles(shape, q0);
     if (threadIdx.x == 0) {
