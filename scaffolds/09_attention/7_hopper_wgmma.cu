@@ -29,6 +29,8 @@ void attention_7_hopper_wgmma(const ch09::Shape& shape, const void* q, const voi
     // TODO: the producer loads Q once, then K and V of each key tile into 2 buffers (separate barriers for K and V);
     //       each consumer warpgroup owns 64 query rows: S = Q K^T with wgmma, online softmax in registers,
     //       O += P V with P from registers and V read N-major; then O / l and lse.
+    // TODO: hide the softmax: issue S(t) and P(t - 1) V(t - 1) together and run the softmax of S(t) while the
+    //       P V is in flight, touching no register that an unfinished wgmma owns (O, P's fragments).
     // TODO: launch on `stream` for T = __half when dtype == ch08::Dtype::f16, __nv_bfloat16 otherwise, then
     //       WB_CHECK_LAUNCH().
     //@ end
