@@ -56,18 +56,6 @@ __device__ __forceinline__ void load_tile(std::uint16_t* tile, const std::uint16
     }
 }
 
-/// Max and sum over the 4 lanes of a quad (lanes 4g .. 4g + 3 hold the 64 scores of rows g and g + 8).
-__device__ __forceinline__ float quad_max(float x)
-{
-    x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 1));
-    return fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 2));
-}
-__device__ __forceinline__ float quad_sum(float x)
-{
-    x += __shfl_xor_sync(0xffffffffu, x, 1);
-    return x + __shfl_xor_sync(0xffffffffu, x, 2);
-}
-
 template <typename T, int D>
 __global__ void __launch_bounds__(kThreads)
     attention_mma_kernel(ch09::Shape shape, int q_tiles, const T* __restrict__ Q, const T* __restrict__ K,
@@ -153,7 +141,8 @@ __global__ void __launch_bounds__(kThreads)
             float tile_max = -INFINITY;
 #pragma unroll
             for (int j = 0; j < kSTiles; ++j) tile_max = fmaxf(tile_max, fmaxf(s[j][2 * h], s[j][2 * h + 1]));
-            const float m_new = fmaxf(m[h], quad_max(tile_max));
+            // The 4 lanes of a quad (4g .. 4g + 3) hold the row: the maximum over the quad is the row's.
+            const float m_new = fmaxf(m[h], wb::warp_reduce_max<4>(tile_max));
             // A row that has seen no key yet keeps max -inf: subtract 0 instead, so exp(-inf - 0) = 0, never
             // exp(-inf - -inf) = NaN.
             const float m_use = m_new == -INFINITY ? 0.0f : m_new;
@@ -198,7 +187,7 @@ __global__ void __launch_bounds__(kThreads)
     // (l = 0) gets O = 0 and lse = -inf.
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
-        const float sum = quad_sum(l[h]);
+        const float sum = wb::warp_reduce_sum<4>(l[h]);
         const float inv = sum > 0.0f ? 1.0f / sum : 0.0f;
         const int row = row0 + h * 8;
         if (row >= shape.q_len) continue;

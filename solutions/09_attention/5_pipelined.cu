@@ -92,17 +92,6 @@ __device__ __forceinline__ void copy_tile_async(std::uint16_t* tile, const std::
     }
 }
 
-__device__ __forceinline__ float quad_max(float x)
-{
-    x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 1));
-    return fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 2));
-}
-__device__ __forceinline__ float quad_sum(float x)
-{
-    x += __shfl_xor_sync(0xffffffffu, x, 1);
-    return x + __shfl_xor_sync(0xffffffffu, x, 2);
-}
-
 /// The per-warp state of the online softmax, per 16-row tile mt: O (16 x D), and for rows g and g + 8 the
 /// running max (log2 units) and this lane's part of the running sum.
 template <int D, int kM>
@@ -198,7 +187,7 @@ __device__ __forceinline__ void softmax_update(RowState<D, kM>& st, float (&s)[k
             float tile_max = -INFINITY;
 #pragma unroll
             for (int j = 0; j < kSTiles; ++j) tile_max = fmaxf(tile_max, fmaxf(s[mt][j][2 * h], s[mt][j][2 * h + 1]));
-            const float m_new = fmaxf(st.m[mt][h], quad_max(tile_max));
+            const float m_new = fmaxf(st.m[mt][h], wb::warp_reduce_max<4>(tile_max));
             const float m_use = m_new == -INFINITY ? 0.0f : m_new;   // a row with no visible key yet: no NaN
             // Did the maximum of any of the warp's 8 rows g (h = 0) or g + 8 (h = 1) move? Uniform per warp.
             const bool moved = __any_sync(0xffffffffu, m_new != st.m[mt][h]);
@@ -359,7 +348,7 @@ __global__ void __launch_bounds__(Config<D>::kThreads)
     for (int mt = 0; mt < kM; ++mt)
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
-            const float sum = quad_sum(st.l[mt][h]);
+            const float sum = wb::warp_reduce_sum<4>(st.l[mt][h]);
             const float inv = sum > 0.0f ? 1.0f / sum : 0.0f;
             const int row = row0 + mt * 16 + h * 8;
             if (row >= shape.q_len) continue;

@@ -158,11 +158,9 @@ __device__ __forceinline__ void softmax_update(Rows<D>& r, float (&s)[kBlockK / 
         float tile_max = -INFINITY;
 #pragma unroll
         for (int j = 0; j < kBlockK / 8; ++j) tile_max = fmaxf(tile_max, fmaxf(s[4 * j + 2 * h], s[4 * j + 2 * h + 1]));
-        tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, 1));
-        tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, 2));
-        const float m_new = fmaxf(r.m[h], tile_max);
-        const float base = m_new == -INFINITY ? 0.0f : m_new;   // a row that has seen no key yet: no NaN
-        rescale[h] = wb::exp2_fast(r.m[h] - base);              // 0 on the first visible tile
+        const float m_new = fmaxf(r.m[h], wb::warp_reduce_max<4>(tile_max));   // the quad holds the row
+        const float base = m_new == -INFINITY ? 0.0f : m_new;                  // a row that has seen no key yet: no NaN
+        rescale[h] = wb::exp2_fast(r.m[h] - base);                             // 0 on the first visible tile
         r.m[h] = m_new;
         float sum = 0.0f;
 #pragma unroll
@@ -292,9 +290,7 @@ __device__ void consume(const std::uint8_t* smem, Barriers& bar, const ch09::Sha
     // O / l and lse = ln 2 (m + log2 l); a row that sees no key gets O = 0 and lse = -inf.
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
-        float sum = r.l[h];
-        sum += __shfl_xor_sync(0xffffffffu, sum, 1);
-        sum += __shfl_xor_sync(0xffffffffu, sum, 2);
+        const float sum = wb::warp_reduce_sum<4>(r.l[h]);
         const float inv = sum > 0.0f ? 1.0f / sum : 0.0f;
         const int row = row0 + 8 * h;
         if (row >= shape.q_len) continue;
