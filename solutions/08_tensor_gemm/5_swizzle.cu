@@ -145,12 +145,13 @@ __global__ void __launch_bounds__(kThreads)
     auto run = [&](auto all_inside) {
         auto issue = [&](int tile) {   // the copies of K tile `tile` into its buffer, as one commit group
             std::uint16_t* stage = smem + (tile % kStages) * kStageElems;
-            if constexpr (decltype(all_inside)::value) {
-                if (tile < tiles) {
-                    copy_tile_inside(stage, a_from + tile * kBK, row_step);
-                    copy_tile_inside(stage + kTileElems, b_from + tile * kBK, row_step);
-                }
-            } else if (tile < tiles) {
+            // The fast loop copies every tile without a test; the other one still does so for the whole
+            // tiles of blocks inside M and N (all but a K tail).
+            const bool whole = decltype(all_inside)::value ? tile < tiles : inside_mn && (tile + 1) * kBK <= K;
+            if (whole) {
+                copy_tile_inside(stage, a_from + tile * kBK, row_step);
+                copy_tile_inside(stage + kTileElems, b_from + tile * kBK, row_step);
+            } else if (!decltype(all_inside)::value && tile < tiles) {
                 copy_tile_checked(stage, a_bits, m0, M, tile * kBK, K);
                 copy_tile_checked(stage + kTileElems, b_bits, n0, N, tile * kBK, K);
             }
