@@ -291,7 +291,7 @@ __global__ void __launch_bounds__(Config<D>::kThreads)
         st.l[mt][0] = st.l[mt][1] = 0.0f;
     }
     const float scale_log2 = std::fabs(shape.scale) * ch09::kLog2e;   // the sign went into Q
-    const int row0 = q0 + warp * 16 * kM + g;   // this lane's rows: row0 + 16 mt + 8 h
+    const int row0 = q0 + warp * 16 * kM + g;                         // this lane's rows: row0 + 16 mt + 8 h
 
     // One key tile. Group order: ..., K(t), V(t) committed before the top; K(t + 1) inside.
     auto step = [&](int tile, auto masked) {
