@@ -13,7 +13,9 @@
 ///   matrix (tma_load_2d), described once on the host by a *tensor map* (make_tensor_map_2d: base
 ///   address, sizes, row stride, box size, swizzle). Rows and columns outside the matrix arrive as zeros,
 ///   so tile edges need no code. The engine writes shared memory in the 128-byte swizzled layout that
-///   chapter 8's stage 5 built by hand (16-byte chunk c of row r stored at chunk c ^ (r % 8)).
+///   chapter 8's stage 5 built by hand (16-byte chunk c of row r stored at chunk c ^ (r % 8)). It also
+///   stores boxes back (tma_store_2d, skipping what lies outside the matrix), in groups whose progress
+///   bulk_wait_read and bulk_wait_all track.
 /// - **mbarrier**: a barrier object in shared memory that counts arrivals and bytes. A copy announces
 ///   its bytes (mbarrier_arrive_expect_tx) and the copy engine counts them down as they land; threads
 ///   wait for the barrier's *phase* to flip (mbarrier_wait with the parity they expect: 0, then 1, then
@@ -64,11 +66,13 @@ enum class Element16 { f16, bf16 };
 namespace detail {
 /// cuTensorMapEncodeTiled for @p planes matrices of @p rows x @p cols, as a map of rank @p rank (2: one matrix,
 /// addressed by row and column; 3: plane, row and column). The rank must match the load instruction.
+/// Elements of @p element_bytes bytes (2: fp16/bf16, 4: fp32); boxes of @p box_rows x (128 / element_bytes)
+/// columns, one 128-byte swizzled row each.
 inline CUtensorMap encode_tensor_map(const void* base, Element16 element, unsigned rank, std::int64_t planes,
-                                     std::int64_t rows, std::int64_t cols, int box_rows)
+                                     std::int64_t rows, std::int64_t cols, int box_rows, int element_bytes = 2)
 {
 #if defined(WORKBOOK_EMULATED)
-    (void)base, (void)element, (void)rank, (void)planes, (void)rows, (void)cols, (void)box_rows;
+    (void)base, (void)element, (void)rank, (void)planes, (void)rows, (void)cols, (void)box_rows, (void)element_bytes;
     throw std::logic_error("TMA tensor maps are not emulated: this stage runs on a GPU of compute capability 9.0 only");
 #else
     // cuTensorMapEncodeTiled is a driver function; the runtime hands out its address, so the workbook
@@ -90,17 +94,21 @@ inline CUtensorMap encode_tensor_map(const void* base, Element16 element, unsign
     CUtensorMap map{};
     const cuuint64_t sizes[3] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows),
                                  static_cast<cuuint64_t>(planes)};   // innermost first
-    const cuuint64_t strides_bytes[2] = {static_cast<cuuint64_t>(cols) * 2, static_cast<cuuint64_t>(rows * cols) * 2};
-    const cuuint32_t box[3] = {64, static_cast<cuuint32_t>(box_rows), 1};
+    const auto bytes = static_cast<cuuint64_t>(element_bytes);
+    const cuuint64_t strides_bytes[2] = {static_cast<cuuint64_t>(cols) * bytes,
+                                         static_cast<cuuint64_t>(rows * cols) * bytes};
+    const cuuint32_t box[3] = {static_cast<cuuint32_t>(128 / element_bytes), static_cast<cuuint32_t>(box_rows), 1};
     const cuuint32_t unit_steps[3] = {1, 1, 1};
-    const CUresult result =
-        encode(&map, element == Element16::f16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
-               rank, const_cast<void*>(base), sizes, strides_bytes, box, unit_steps, CU_TENSOR_MAP_INTERLEAVE_NONE,
-               CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    const CUtensorMapDataType type = element_bytes == 4          ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32
+                                     : element == Element16::f16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+                                                                 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+    const CUresult result = encode(&map, type, rank, const_cast<void*>(base), sizes, strides_bytes, box, unit_steps,
+                                   CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                                   CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     if (result != CUDA_SUCCESS)
         throw std::runtime_error("cuTensorMapEncodeTiled refused a " + std::to_string(rows) + " x " +
                                  std::to_string(cols) + " matrix (error " + std::to_string(result) +
-                                 "): the base must be 16-byte aligned and the row length a multiple of 8");
+                                 "): the base must be 16-byte aligned and a row a multiple of 16 bytes");
     return map;
 #endif
 }
@@ -122,6 +130,15 @@ inline CUtensorMap make_tensor_map_3d(const void* base, Element16 element, std::
                                       std::int64_t cols, int box_rows)
 {
     return detail::encode_tensor_map(base, element, 3, planes, rows, cols, box_rows);
+}
+
+/// A tensor map for a row-major fp32 matrix of @p rows x @p cols (row stride @p cols), written (or read) in
+/// boxes of @p box_rows x 32 columns (32 floats = 128 bytes, the width of the 128-byte swizzle), swizzled in
+/// shared memory like the 16-bit maps. A TMA store skips the box's rows and columns outside the matrix.
+/// Needs @p cols % 4 == 0 and a 16-byte-aligned @p base.
+inline CUtensorMap make_tensor_map_2d_f32(const float* base, std::int64_t rows, std::int64_t cols, int box_rows)
+{
+    return detail::encode_tensor_map(base, Element16::f16, 2, 1, rows, cols, box_rows, 4);
 }
 
 // ---- device ---------------------------------------------------------------------------------------
@@ -231,6 +248,65 @@ __device__ __forceinline__ void tma_load_3d(void* dst, const CUtensorMap* map, s
         : "memory");
 #else
     (void)dst, (void)map, (void)bar, (void)plane, (void)row, (void)col;
+    __trap();
+#endif
+}
+
+/// Stores the box at @p src in shared memory (laid out as the tensor map's swizzle says) to the matrix of
+/// @p map at (@p row, @p col), asynchronously: the copy engine reads shared memory after this returns. Rows and
+/// columns outside the matrix are not written. The stores issued since the last bulk_commit form one group.
+__device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, const void* src, int row, int col)
+{
+#if WB_SM90A
+    const std::uint64_t map_address = reinterpret_cast<std::uint64_t>(map);
+    asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];" ::"l"(map_address),
+                 "r"(col), "r"(row), "r"(smem_address(src))
+                 : "memory");
+#else
+    (void)map, (void)src, (void)row, (void)col;
+    __trap();
+#endif
+}
+
+/// Closes the group of this thread's TMA stores issued since the last commit.
+__device__ __forceinline__ void bulk_commit()
+{
+#if WB_SM90A
+    asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+#else
+    __trap();
+#endif
+}
+
+/// Waits until at most @p kPending of this thread's store groups still have to *read* their shared memory:
+/// the buffers of the others may be written again (their global writes may still be on the way).
+template <int kPending>
+__device__ __forceinline__ void bulk_wait_read()
+{
+#if WB_SM90A
+    asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(kPending) : "memory");
+#else
+    __trap();
+#endif
+}
+
+/// Waits until all of this thread's store groups are complete (their writes to global memory done).
+__device__ __forceinline__ void bulk_wait_all()
+{
+#if WB_SM90A
+    asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
+#else
+    __trap();
+#endif
+}
+
+/// Makes this thread's ordinary writes to shared memory visible to the copy engine (the async proxy):
+/// between writing a box and the barrier after which one thread hands it to tma_store_2d.
+__device__ __forceinline__ void fence_async_shared()
+{
+#if WB_SM90A
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+#else
     __trap();
 #endif
 }
