@@ -1,4 +1,4 @@
-// Chapter 8, stage 5: XOR-swizzled shared memory, 64 x 64 warp tiles, fragments loaded ahead. (reference solution)
+// Chapter 8, stage 5: XOR-swizzled shared memory, a 128 x 256 block tile, fragments loaded ahead. (reference solution)
 //
 // Why it is faster than stage 4 (each step measured on an H100; the README has the numbers):
 // - Swizzle instead of padding. Shared rows are 64 elements = 128 bytes = 8 chunks of 16 bytes, one full
@@ -6,18 +6,23 @@
 //   one ldmatrix matrix reads (same logical chunk, 8 consecutive rows) sit in 8 different bank groups:
 //   conflict-free reads, and the cp.async writes (8 threads per row) stay conflict-free too. This is the
 //   pattern Hopper's TMA calls the 128-byte swizzle. Copy and read must use the same tile_offset().
-// - Bigger warp tiles. 4 warps, each 64 x 64 of the 128 x 128 block tile: per 16 of K a warp loads 4 A
-//   and 4 B ldmatrix.x4 and issues 32 mma (stage 4: 6 loads for 16 mma). Fewer shared-memory bytes per
-//   mma, and two blocks fit on an SM (96 KiB of shared memory and ~240 registers per thread each).
+// - Bigger warp tiles. Each warp computes 64 x 64: per 16 of K it loads 4 A and 4 B ldmatrix.x4 and
+//   issues 32 mma (stage 4: 6 loads for 16 mma). Fewer shared-memory bytes per mma.
+// - A bigger block tile. 8 warps cover 128 x 256, so every 16 bytes copied into shared memory feed 2x
+//   (A) or 1x (B) more mma than in a 128 x 128 tile: 48 KiB of copies per 64 of K instead of 2 x 32 KiB
+//   for two 128 x 128 blocks. Shared memory, not the tensor cores, is the busiest unit of this kernel
+//   (ldmatrix reads plus cp.async writes), so fewer copied bytes per mma is time. Four buffers (192 KiB)
+//   make one block per SM; with 128 x 128 tiles and two blocks per SM this kernel ran 10% slower at
+//   8192^3 and level at 4096^3.
 // - Fragments loaded ahead. Registers hold two sets of fragments: while the 32 mma of one 16-wide K
 //   step run, ldmatrix fetches the next step's fragments, across the barrier into the next K tile too,
 //   so the tensor cores do not wait on shared memory at every step.
 // - Cheap copies. A block wholly inside the matrices (K a multiple of 64) keeps one source pointer per
-//   thread and moves it by 64 elements per tile, and one destination: its copies are 16 rows apart, so
-//   r % 8 and the swizzle are the same in all of them. No bounds test, almost no address arithmetic.
-//   Edge blocks and K tails run the checked copy, in a second copy of the loop: in one loop, the checked
-//   copy's registers made ptxas spill 248 bytes at 255 registers; apart, the fast loop spills nothing
-//   (what ptxas still reports is spilled in the checked loop).
+//   thread and operand and moves it by 64 elements per tile, and one destination: its copies are 32 rows
+//   apart, so r % 8 and the swizzle are the same in all of them. No bounds test, almost no address
+//   arithmetic. Edge blocks and K tails run the checked copy, in a second copy of the loop: in one loop,
+//   the checked copy's registers made ptxas spill 248 bytes at 255 registers; apart, the fast loop spills
+//   nothing (what ptxas still reports is spilled in the checked loop).
 // - Addresses by XOR. A lane's ldmatrix address for columns kk .. kk + 15 is its address for kk = 0
 //   XOR kk (the XOR flips chunk bits only), so the fragments of every K step come from two registers.
 //   These two changes: 5 to 6% less time on an H100 at 4096^3 and 8192^3.
@@ -35,8 +40,8 @@ namespace WORKBOOK_TRACK {
 
 namespace {
 
-constexpr int kBM = 128, kBN = 128, kBK = 64;   // block tile; K step (one 128-byte row per tile row)
-constexpr int kStages = 3;                      // shared-memory buffers in the pipeline
+constexpr int kBM = 128, kBN = 256, kBK = 64;   // block tile; K step (one 128-byte row per tile row)
+constexpr int kStages = 4;                      // shared-memory buffers in the pipeline
 constexpr int kWM = 64, kWN = 64;               // warp tile
 constexpr int kWarpsM = kBM / kWM, kWarpsN = kBN / kWN;
 constexpr int kThreads = kWarpsM * kWarpsN * 32;
@@ -44,10 +49,11 @@ constexpr int kMmaM = kWM / 16, kMmaN = kWN / 8;
 constexpr int kKSteps = kBK / 16;                                                   // mma K steps per tile
 constexpr int kChunksPerRow = kBK / ch08::kChunkElems;                              // 8
 constexpr int kCopyRowStep = kThreads / kChunksPerRow;                              // rows one pass of the block copies
-constexpr int kCopiesPerTile = kBM * kChunksPerRow / kThreads;                      // per thread, per operand
-constexpr int kTileElems = kBM * kBK;                                               // one operand tile
-constexpr int kStageElems = 2 * kTileElems;                                         // A and B of one pipeline stage
-constexpr std::size_t kSmemBytes = kStages * kStageElems * sizeof(std::uint16_t);   // 96 KiB
+constexpr int kCopiesA = kBM * kChunksPerRow / kThreads;                            // per thread and A tile
+constexpr int kCopiesB = kBN * kChunksPerRow / kThreads;                            // per thread and B tile
+constexpr int kTileElemsA = kBM * kBK, kTileElemsB = kBN * kBK;                     // one tile of A, of B
+constexpr int kStageElems = kTileElemsA + kTileElemsB;                              // A and B of one pipeline stage
+constexpr std::size_t kSmemBytes = kStages * kStageElems * sizeof(std::uint16_t);   // 192 KiB
 constexpr int kGroupRows = 8;                                                       // block rows per raster group
 
 /// Where element (r, k) of a tile lives: chunk k / 8 of row r is stored at chunk (k / 8) ^ (r % 8). @p k
@@ -58,11 +64,13 @@ __device__ __forceinline__ int tile_offset(int r, int k)
     return r * kBK + (((k / ch08::kChunkElems) ^ (r % 8)) * ch08::kChunkElems);
 }
 
-/// The checked copy of rows r0 .. r0 + 127, columns k0 .. k0 + 63 (zero-filled outside the matrix).
+/// The checked copy of rows r0 .. r0 + kCopies * kCopyRowStep - 1, columns k0 .. k0 + 63 (zero-filled outside
+/// the matrix).
+template <int kCopies>
 __device__ void copy_tile_checked(std::uint16_t* tile, const std::uint16_t* src, int r0, int rows, int k0, int K)
 {
 #pragma unroll
-    for (int copy = 0; copy < kCopiesPerTile; ++copy) {
+    for (int copy = 0; copy < kCopies; ++copy) {
         const int i = threadIdx.x + copy * kThreads;
         const int r = i / kChunksPerRow, k = (i % kChunksPerRow) * ch08::kChunkElems;
         const bool inside = r0 + r < rows && k0 + k < K;
@@ -75,13 +83,14 @@ __device__ void copy_tile_checked(std::uint16_t* tile, const std::uint16_t* src,
 /// The fast copy of a tile known to be inside the matrix: @p from points at this thread's first chunk
 /// (row threadIdx.x / 8 of the tile, column k0 + (threadIdx.x % 8) * 8); later passes are kCopyRowStep
 /// rows further down.
+template <int kCopies>
 __device__ __forceinline__ void copy_tile_inside(std::uint16_t* tile, const std::uint16_t* from, std::int64_t row_step)
 {
     static_assert(kCopyRowStep % 8 == 0, "every pass keeps r % 8, so the swizzle");
     const int r = threadIdx.x / kChunksPerRow, k = (threadIdx.x % kChunksPerRow) * ch08::kChunkElems;
     std::uint16_t* to = tile + tile_offset(r, k);
 #pragma unroll
-    for (int copy = 0; copy < kCopiesPerTile; ++copy)
+    for (int copy = 0; copy < kCopies; ++copy)
         ch08::cp_async16(to + copy * kCopyRowStep * kBK, from + copy * row_step, true);
 }
 
@@ -116,7 +125,7 @@ __device__ __forceinline__ void mma_all(float (&acc)[kMmaM][kMmaN][4], const Fra
 }
 
 template <typename T>
-__global__ void __launch_bounds__(kThreads)
+__global__ void __launch_bounds__(kThreads, 1)
     hgemm_swizzle_kernel(int M, int N, int K, float alpha, const T* __restrict__ A, const T* __restrict__ B, float beta,
                          float* __restrict__ C)
 {
@@ -149,11 +158,11 @@ __global__ void __launch_bounds__(kThreads)
             // tiles of blocks inside M and N (all but a K tail).
             const bool whole = decltype(all_inside)::value ? tile < tiles : inside_mn && (tile + 1) * kBK <= K;
             if (whole) {
-                copy_tile_inside(stage, a_from + tile * kBK, row_step);
-                copy_tile_inside(stage + kTileElems, b_from + tile * kBK, row_step);
+                copy_tile_inside<kCopiesA>(stage, a_from + tile * kBK, row_step);
+                copy_tile_inside<kCopiesB>(stage + kTileElemsA, b_from + tile * kBK, row_step);
             } else if (!decltype(all_inside)::value && tile < tiles) {
-                copy_tile_checked(stage, a_bits, m0, M, tile * kBK, K);
-                copy_tile_checked(stage + kTileElems, b_bits, n0, N, tile * kBK, K);
+                copy_tile_checked<kCopiesA>(stage, a_bits, m0, M, tile * kBK, K);
+                copy_tile_checked<kCopiesB>(stage + kTileElemsA, b_bits, n0, N, tile * kBK, K);
             }
             ch08::cp_async_commit();   // an empty group past the end keeps the wait count below uniform
         };
@@ -164,13 +173,13 @@ __global__ void __launch_bounds__(kThreads)
 
         float acc[kMmaM][kMmaN][4] = {};
         Fragments frag[2];   // the step being computed and the next one, loaded meanwhile
-        load_fragments(frag[0], smem, smem + kTileElems, wm, wn, 0, lane);
+        load_fragments(frag[0], smem, smem + kTileElemsA, wm, wn, 0, lane);
         for (int tile = 0; tile < tiles; ++tile) {
             const std::uint16_t* stage = smem + (tile % kStages) * kStageElems;
 #pragma unroll
             for (int step = 0; step < kKSteps; ++step) {
                 if (step < kKSteps - 1) {
-                    load_fragments(frag[(step + 1) % 2], stage, stage + kTileElems, wm, wn, (step + 1) * 16, lane);
+                    load_fragments(frag[(step + 1) % 2], stage, stage + kTileElemsA, wm, wn, (step + 1) * 16, lane);
                 } else {
                     // Last step of this tile: wait for the next tile (the barrier also tells that everyone
                     // has finished reading this buffer's predecessor), then fetch its first fragments.
@@ -178,7 +187,7 @@ __global__ void __launch_bounds__(kThreads)
                     __syncthreads();
                     if (tile + 1 < tiles) {
                         const std::uint16_t* next = smem + ((tile + 1) % kStages) * kStageElems;
-                        load_fragments(frag[(step + 1) % 2], next, next + kTileElems, wm, wn, 0, lane);
+                        load_fragments(frag[(step + 1) % 2], next, next + kTileElemsA, wm, wn, 0, lane);
                     }
                 }
                 // Refill the buffer of tile - 1: every warp passed the barrier after its last read.
@@ -211,7 +220,7 @@ template <typename T>
 void launch(int M, int N, int K, float alpha, const void* A, const void* B, float beta, float* C, cudaStream_t stream)
 {
     auto kernel = hgemm_swizzle_kernel<T>;
-    static const bool configured = [&] {   // 96 KiB: more than the default 48 KiB, so it must be asked for
+    static const bool configured = [&] {   // 192 KiB: more than the default 48 KiB, so it must be asked for
         WB_CUDA_CHECK(
             cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kSmemBytes)));
         return true;
