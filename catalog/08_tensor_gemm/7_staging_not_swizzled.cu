@@ -65,7 +65,8 @@ __device__ void produce(std::uint8_t* smem, std::uint64_t* full, std::uint64_t* 
 
 /// Byte offset of fp32 column @p col (0 .. 31) of row @p row in a box of C: rows of 128 bytes, 16-byte chunk
 /// c of row r at chunk c ^ (r % 8), the 128-byte swizzle the tensor map of C declares. A warp's float2
-/// writes (8 rows, 4 pairs of columns) then fall in 16 different chunks of the 32 banks' 8.
+/// writes (8 rows x 4 column pairs, 256 bytes) then fill each 16-byte group of banks exactly twice: two
+/// wavefronts, the least 256 bytes can take.
 __device__ __forceinline__ int box_offset(int row, int col)
 {
     return row * kBoxCols * 4 + col * 4;   // BUG: the map's swizzle is not applied
