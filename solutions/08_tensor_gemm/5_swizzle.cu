@@ -13,7 +13,8 @@
 //   for two 128 x 128 blocks. Shared memory, not the tensor cores, is the busiest unit of this kernel
 //   (ldmatrix reads plus cp.async writes), so fewer copied bytes per mma is time. Four buffers (192 KiB)
 //   make one block per SM; with 128 x 128 tiles and two blocks per SM this kernel ran 10% slower at
-//   8192^3 and level at 4096^3.
+//   8192^3 and level at 4096^3 (H100). A GPU that gives a block less shared memory gets 3 buffers of
+//   128 x 256 (144 KiB: A100) or the 128 x 128 tile with 3 buffers (96 KiB: RTX 30 and 40 series).
 // - Fragments loaded ahead. Registers hold two sets of fragments: while the 32 mma of one 16-wide K
 //   step run, ldmatrix fetches the next step's fragments, across the barrier into the next K tile too,
 //   so the tensor cores do not wait on shared memory at every step.
@@ -40,21 +41,31 @@ namespace WORKBOOK_TRACK {
 
 namespace {
 
-constexpr int kBM = 128, kBN = 256, kBK = 64;   // block tile; K step (one 128-byte row per tile row)
-constexpr int kStages = 4;                      // shared-memory buffers in the pipeline
-constexpr int kWM = 64, kWN = 64;               // warp tile
-constexpr int kWarpsM = kBM / kWM, kWarpsN = kBN / kWN;
-constexpr int kThreads = kWarpsM * kWarpsN * 32;
+constexpr int kBM = 128, kBK = 64;   // block tile rows; K step (one 128-byte row per tile row)
+constexpr int kWM = 64, kWN = 64;    // warp tile
+constexpr int kWarpsM = kBM / kWM;
 constexpr int kMmaM = kWM / 16, kMmaN = kWN / 8;
-constexpr int kKSteps = kBK / 16;                                                   // mma K steps per tile
-constexpr int kChunksPerRow = kBK / ch08::kChunkElems;                              // 8
-constexpr int kCopyRowStep = kThreads / kChunksPerRow;                              // rows one pass of the block copies
-constexpr int kCopiesA = kBM * kChunksPerRow / kThreads;                            // per thread and A tile
-constexpr int kCopiesB = kBN * kChunksPerRow / kThreads;                            // per thread and B tile
-constexpr int kTileElemsA = kBM * kBK, kTileElemsB = kBN * kBK;                     // one tile of A, of B
-constexpr int kStageElems = kTileElemsA + kTileElemsB;                              // A and B of one pipeline stage
-constexpr std::size_t kSmemBytes = kStages * kStageElems * sizeof(std::uint16_t);   // 192 KiB
-constexpr int kGroupRows = 8;                                                       // block rows per raster group
+constexpr int kKSteps = kBK / 16;                        // mma K steps per tile
+constexpr int kChunksPerRow = kBK / ch08::kChunkElems;   // 8
+constexpr int kTileElemsA = kBM * kBK;                   // one tile of A
+constexpr int kGroupRows = 8;                            // block rows per raster group
+
+/// The block tile's columns and the pipeline's buffers: the launch takes the first shape whose shared
+/// memory the GPU gives one block (the A and B tiles of all buffers).
+template <int BN, int STAGES>
+struct Shape {
+    static constexpr int kBN = BN, kStages = STAGES;
+    static constexpr int kWarpsN = kBN / kWN;
+    static constexpr int kThreads = kWarpsM * kWarpsN * 32;
+    static constexpr int kCopyRowStep = kThreads / kChunksPerRow;     // rows one pass of the copies
+    static constexpr int kCopiesA = kBM * kChunksPerRow / kThreads;   // per thread and A tile
+    static constexpr int kCopiesB = kBN * kChunksPerRow / kThreads;   // per thread and B tile
+    static constexpr int kStageElems = kTileElemsA + kBN * kBK;       // A and B of one buffer
+    static constexpr int kSmemBytes = kStages * kStageElems * sizeof(std::uint16_t);
+};
+using Wide = Shape<256, 4>;       // 192 KiB, 8 warps: H100, H200 (227 KiB a block)
+using WideLean = Shape<256, 3>;   // 144 KiB: A100 (163 KiB)
+using Square = Shape<128, 3>;     // 96 KiB, 4 warps: GPUs with about 100 KiB a block (RTX 30 and 40 series)
 
 /// Where element (r, k) of a tile lives: chunk k / 8 of row r is stored at chunk (k / 8) ^ (r % 8). @p k
 /// is a multiple of 8 in every use (a chunk start, as cp.async and ldmatrix rows need).
@@ -64,9 +75,9 @@ __device__ __forceinline__ int tile_offset(int r, int k)
     return r * kBK + (((k / ch08::kChunkElems) ^ (r % 8)) * ch08::kChunkElems);
 }
 
-/// The checked copy of rows r0 .. r0 + kCopies * kCopyRowStep - 1, columns k0 .. k0 + 63 (zero-filled outside
-/// the matrix).
-template <int kCopies>
+/// The checked copy of rows r0 .. r0 + kCopies * kThreads / 8 - 1, columns k0 .. k0 + 63 (zero-filled
+/// outside the matrix).
+template <int kCopies, int kThreads>
 __device__ void copy_tile_checked(std::uint16_t* tile, const std::uint16_t* src, int r0, int rows, int k0, int K)
 {
 #pragma unroll
@@ -83,7 +94,7 @@ __device__ void copy_tile_checked(std::uint16_t* tile, const std::uint16_t* src,
 /// The fast copy of a tile known to be inside the matrix: @p from points at this thread's first chunk
 /// (row threadIdx.x / 8 of the tile, column k0 + (threadIdx.x % 8) * 8); later passes are kCopyRowStep
 /// rows further down.
-template <int kCopies>
+template <int kCopies, int kCopyRowStep>
 __device__ __forceinline__ void copy_tile_inside(std::uint16_t* tile, const std::uint16_t* from, std::int64_t row_step)
 {
     static_assert(kCopyRowStep % 8 == 0, "every pass keeps r % 8, so the swizzle");
@@ -124,15 +135,16 @@ __device__ __forceinline__ void mma_all(float (&acc)[kMmaM][kMmaN][4], const Fra
         for (int j = 0; j < kMmaN; ++j) wb::mma_m16n8k16<T>(acc[i][j], f.a[i], f.b[j], acc[i][j]);
 }
 
-template <typename T>
-__global__ void __launch_bounds__(kThreads, 1)
+template <typename T, class S>
+__global__ void __launch_bounds__(S::kThreads, 1)
     hgemm_swizzle_kernel(int M, int N, int K, float alpha, const T* __restrict__ A, const T* __restrict__ B, float beta,
                          float* __restrict__ C)
 {
     extern __shared__ __align__(128) std::uint16_t smem[];   // kStages x { As[m][k], Bs[n][k] }
 
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    const int wm = (warp / kWarpsN) * kWM, wn = (warp % kWarpsN) * kWN;
+    constexpr int kBN = S::kBN, kStages = S::kStages, kStageElems = S::kStageElems;
+    const int wm = (warp / S::kWarpsN) * kWM, wn = (warp % S::kWarpsN) * kWN;
     int bm, bn;
     ch08::grouped_tile(blockIdx.x, wb::ceil_div(M, kBM), wb::ceil_div(N, kBN), kGroupRows, bm, bn);
     const int m0 = bm * kBM, n0 = bn * kBN;
@@ -146,7 +158,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     const int copy_k = (threadIdx.x % kChunksPerRow) * ch08::kChunkElems;
     const std::uint16_t* a_from = a_bits + static_cast<std::int64_t>(m0 + copy_row) * K + copy_k;
     const std::uint16_t* b_from = b_bits + static_cast<std::int64_t>(n0 + copy_row) * K + copy_k;
-    const std::int64_t row_step = static_cast<std::int64_t>(kCopyRowStep) * K;
+    const std::int64_t row_step = static_cast<std::int64_t>(S::kCopyRowStep) * K;
 
     // Two copies of the loop: blocks wholly inside M and N with K a multiple of the K step copy without a
     // single test; the others check every chunk. Kept apart, the checked copy's registers do not crowd the
@@ -158,11 +170,11 @@ __global__ void __launch_bounds__(kThreads, 1)
             // tiles of blocks inside M and N (all but a K tail).
             const bool whole = decltype(all_inside)::value ? tile < tiles : inside_mn && (tile + 1) * kBK <= K;
             if (whole) {
-                copy_tile_inside<kCopiesA>(stage, a_from + tile * kBK, row_step);
-                copy_tile_inside<kCopiesB>(stage + kTileElemsA, b_from + tile * kBK, row_step);
+                copy_tile_inside<S::kCopiesA, S::kCopyRowStep>(stage, a_from + tile * kBK, row_step);
+                copy_tile_inside<S::kCopiesB, S::kCopyRowStep>(stage + kTileElemsA, b_from + tile * kBK, row_step);
             } else if (!decltype(all_inside)::value && tile < tiles) {
-                copy_tile_checked<kCopiesA>(stage, a_bits, m0, M, tile * kBK, K);
-                copy_tile_checked<kCopiesB>(stage + kTileElemsA, b_bits, n0, N, tile * kBK, K);
+                copy_tile_checked<S::kCopiesA, S::kThreads>(stage, a_bits, m0, M, tile * kBK, K);
+                copy_tile_checked<S::kCopiesB, S::kThreads>(stage + kTileElemsA, b_bits, n0, N, tile * kBK, K);
             }
             ch08::cp_async_commit();   // an empty group past the end keeps the wait count below uniform
         };
@@ -216,20 +228,34 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
 }
 
-template <typename T>
+template <typename T, class S>
 void launch(int M, int N, int K, float alpha, const void* A, const void* B, float beta, float* C, cudaStream_t stream)
 {
-    auto kernel = hgemm_swizzle_kernel<T>;
-    static const bool configured = [&] {   // 192 KiB: more than the default 48 KiB, so it must be asked for
-        WB_CUDA_CHECK(
-            cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kSmemBytes)));
+    auto kernel = hgemm_swizzle_kernel<T, S>;
+    static const bool configured = [&] {   // more than the default 48 KiB of shared memory must be asked for
+        WB_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, S::kSmemBytes));
         return true;
     }();
     (void)configured;
-    const int blocks = wb::ceil_div(M, kBM) * wb::ceil_div(N, kBN);
-    kernel<<<blocks, kThreads, kSmemBytes, stream>>>(M, N, K, alpha, static_cast<const T*>(A), static_cast<const T*>(B),
-                                                     beta, C);
+    const int blocks = wb::ceil_div(M, kBM) * wb::ceil_div(N, S::kBN);
+    kernel<<<blocks, S::kThreads, S::kSmemBytes, stream>>>(M, N, K, alpha, static_cast<const T*>(A),
+                                                           static_cast<const T*>(B), beta, C);
     WB_CHECK_LAUNCH();
+}
+
+/// The first shape, widest first, whose buffers fit in the shared memory this GPU gives one block.
+template <typename T>
+void launch_widest(int M, int N, int K, float alpha, const void* A, const void* B, float beta, float* C,
+                   cudaStream_t stream)
+{
+    const int per_block = wb::device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin);
+    if (per_block >= Wide::kSmemBytes) {
+        launch<T, Wide>(M, N, K, alpha, A, B, beta, C, stream);
+    } else if (per_block >= WideLean::kSmemBytes) {
+        launch<T, WideLean>(M, N, K, alpha, A, B, beta, C, stream);
+    } else {
+        launch<T, Square>(M, N, K, alpha, A, B, beta, C, stream);
+    }
 }
 
 }   // namespace
@@ -238,9 +264,9 @@ void hgemm_5_swizzle(int M, int N, int K, float alpha, const void* A, const void
                      float* C, cudaStream_t stream)
 {
     if (dtype == ch08::Dtype::f16) {
-        launch<__half>(M, N, K, alpha, A, B, beta, C, stream);
+        launch_widest<__half>(M, N, K, alpha, A, B, beta, C, stream);
     } else {
-        launch<__nv_bfloat16>(M, N, K, alpha, A, B, beta, C, stream);
+        launch_widest<__nv_bfloat16>(M, N, K, alpha, A, B, beta, C, stream);
     }
 }
 
