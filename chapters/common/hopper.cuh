@@ -64,15 +64,22 @@ namespace wb::hopper {
 enum class Element16 { f16, bf16 };
 
 namespace detail {
+/// Every element type a tensor map of this file describes: the two 16-bit inputs and fp32 (C).
+enum class MapElement { f16, bf16, f32 };
+
+inline MapElement map_element(Element16 element)
+{
+    return element == Element16::f16 ? MapElement::f16 : MapElement::bf16;
+}
+
 /// cuTensorMapEncodeTiled for @p planes matrices of @p rows x @p cols, as a map of rank @p rank (2: one matrix,
 /// addressed by row and column; 3: plane, row and column). The rank must match the load instruction.
-/// Elements of @p element_bytes bytes (2: fp16/bf16, 4: fp32); boxes of @p box_rows x (128 / element_bytes)
-/// columns, one 128-byte swizzled row each.
-inline CUtensorMap encode_tensor_map(const void* base, Element16 element, unsigned rank, std::int64_t planes,
-                                     std::int64_t rows, std::int64_t cols, int box_rows, int element_bytes = 2)
+/// Boxes of @p box_rows rows x 128 bytes (64 16-bit elements or 32 floats), one 128-byte swizzled row each.
+inline CUtensorMap encode_tensor_map(const void* base, MapElement element, unsigned rank, std::int64_t planes,
+                                     std::int64_t rows, std::int64_t cols, int box_rows)
 {
 #if defined(WORKBOOK_EMULATED)
-    (void)base, (void)element, (void)rank, (void)planes, (void)rows, (void)cols, (void)box_rows, (void)element_bytes;
+    (void)base, (void)element, (void)rank, (void)planes, (void)rows, (void)cols, (void)box_rows;
     throw std::logic_error("TMA tensor maps are not emulated: this stage runs on a GPU of compute capability 9.0 only");
 #else
     // cuTensorMapEncodeTiled is a driver function; the runtime hands out its address, so the workbook
@@ -94,14 +101,15 @@ inline CUtensorMap encode_tensor_map(const void* base, Element16 element, unsign
     CUtensorMap map{};
     const cuuint64_t sizes[3] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows),
                                  static_cast<cuuint64_t>(planes)};   // innermost first
+    const int element_bytes = element == MapElement::f32 ? 4 : 2;
     const auto bytes = static_cast<cuuint64_t>(element_bytes);
     const cuuint64_t strides_bytes[2] = {static_cast<cuuint64_t>(cols) * bytes,
                                          static_cast<cuuint64_t>(rows * cols) * bytes};
     const cuuint32_t box[3] = {static_cast<cuuint32_t>(128 / element_bytes), static_cast<cuuint32_t>(box_rows), 1};
     const cuuint32_t unit_steps[3] = {1, 1, 1};
-    const CUtensorMapDataType type = element_bytes == 4          ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32
-                                     : element == Element16::f16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
-                                                                 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+    const CUtensorMapDataType type = element == MapElement::f32   ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32
+                                     : element == MapElement::f16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+                                                                  : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
     const CUresult result = encode(&map, type, rank, const_cast<void*>(base), sizes, strides_bytes, box, unit_steps,
                                    CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
                                    CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
@@ -121,7 +129,7 @@ inline CUtensorMap encode_tensor_map(const void* base, Element16 element, unsign
 inline CUtensorMap make_tensor_map_2d(const void* base, Element16 element, std::int64_t rows, std::int64_t cols,
                                       int box_rows)
 {
-    return detail::encode_tensor_map(base, element, 2, 1, rows, cols, box_rows);
+    return detail::encode_tensor_map(base, detail::map_element(element), 2, 1, rows, cols, box_rows);
 }
 
 /// The same for a stack of @p planes such matrices (e.g. [batch * heads][rows][cols]): boxes of @p box_rows x
@@ -129,7 +137,7 @@ inline CUtensorMap make_tensor_map_2d(const void* base, Element16 element, std::
 inline CUtensorMap make_tensor_map_3d(const void* base, Element16 element, std::int64_t planes, std::int64_t rows,
                                       std::int64_t cols, int box_rows)
 {
-    return detail::encode_tensor_map(base, element, 3, planes, rows, cols, box_rows);
+    return detail::encode_tensor_map(base, detail::map_element(element), 3, planes, rows, cols, box_rows);
 }
 
 /// A tensor map for a row-major fp32 matrix of @p rows x @p cols (row stride @p cols), written (or read) in
@@ -138,7 +146,7 @@ inline CUtensorMap make_tensor_map_3d(const void* base, Element16 element, std::
 /// Needs @p cols % 4 == 0 and a 16-byte-aligned @p base.
 inline CUtensorMap make_tensor_map_2d_f32(const float* base, std::int64_t rows, std::int64_t cols, int box_rows)
 {
-    return detail::encode_tensor_map(base, Element16::f16, 2, 1, rows, cols, box_rows, 4);
+    return detail::encode_tensor_map(base, detail::MapElement::f32, 2, 1, rows, cols, box_rows);
 }
 
 // ---- device ---------------------------------------------------------------------------------------
