@@ -798,6 +798,7 @@ void print_bench_row(int chapter, const BenchRow& row)
         line += ", \"library_ms\": " + json_number(row.library_ms) +
                 ", \"vs_library\": " + json_number(row.library_ms / row.ms);
     }
+    if (row.vs_library_alternated > 0) line += ", \"vs_library_alternated\": " + json_number(row.vs_library_alternated);
     line += ", \"gpu\": " + json_string(device_info().name) + ", \"copy_gbps\": " + json_number(copy_bandwidth_gbps()) +
             "}";
     std::printf("%s\n", line.c_str());

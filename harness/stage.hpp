@@ -245,6 +245,9 @@ struct BenchRow {
     /// printed as "vs_library" (the library's time over this row's: 1.0 is level, above is faster) and
     /// "library_ms". 0: no such comparison.
     double library_ms = 0.0;
+    /// Where library_ms comes from each kernel's own steady state (wb::steady_state_median_ms): the same
+    /// ratio from launches alternated one by one, printed as "vs_library_alternated". 0: not measured.
+    double vs_library_alternated = 0.0;
 };
 void print_bench_row(int chapter, const BenchRow& row);
 

@@ -144,6 +144,32 @@ std::vector<double> interleaved_median_ms(cudaStream_t stream, const std::vector
     return medians;
 }
 
+std::vector<double> steady_state_median_ms(cudaStream_t stream, const std::vector<Launch>& launches,
+                                           SteadyStatePlan plan)
+{
+    using Clock = std::chrono::steady_clock;
+    Event start, stop;
+    std::vector<std::vector<double>> samples(launches.size());
+    for (int round = 0; round < std::max(plan.rounds, 1); ++round) {
+        for (std::size_t i = 0; i < launches.size(); ++i) {
+            const auto segment_start = Clock::now();
+            int kept = 0;
+            for (;;) {
+                const double elapsed = std::chrono::duration<double>(Clock::now() - segment_start).count();
+                if (elapsed >= plan.segment_seconds && kept >= plan.min_samples) break;
+                const double ms = time_once(stream, launches[i], start, stop);
+                if (elapsed >= 0.5 * plan.segment_seconds) {   // the first half brings the clock to this launch's own
+                    samples[i].push_back(ms);
+                    ++kept;
+                }
+            }
+        }
+    }
+    std::vector<double> medians;
+    for (const auto& s : samples) medians.push_back(median(s));
+    return medians;
+}
+
 double median_ms(cudaStream_t stream, const Launch& launch, TimingPlan plan)
 {
     return interleaved_median_ms(stream, {launch}, plan).front();

@@ -9,6 +9,14 @@
 ///   current reference, learner, ...), so clock and temperature drift affect all of them alike.
 /// - Inputs are several times larger than L2, so the memory system is measured, not the cache.
 ///
+/// ## Long compute-bound kernels: steady state (`make bench` of chapter 8)
+/// A GPU at its power limit sets its clock from the power drawn over the last tens to hundreds of
+/// milliseconds. Launches of a few milliseconds that alternate one by one then run at a clock set by
+/// their neighbour as much as by themselves: on an H100 at 8192^3, chapter 8's stage 5 against cuBLAS
+/// read 0.57x to 0.66x in runs minutes apart, depending on input data and on what ran just before.
+/// steady_state_median_ms() runs each launch back to back for a second, keeps the second half of
+/// that segment, and lets the launches take turns by segment: each is measured at the clock its own
+/// power allows (0.657x to 0.662x in three repetitions of the same comparison).
 /// ## The speed rule
 /// Stage k must be `target_k` times faster than reference stage k-1 (the target comes from the
 /// chapter's stages.json), capped by what the reference stage k itself gains over stage k-1 on this
@@ -50,6 +58,19 @@ double median_ms(cudaStream_t stream, const Launch& launch, TimingPlan plan = {}
 /// Median milliseconds of each launch, timed round-robin so that drift hits all of them alike.
 std::vector<double> interleaved_median_ms(cudaStream_t stream, const std::vector<Launch>& launches,
                                           TimingPlan plan = {});
+
+/// How steady_state_median_ms() runs: each launch back to back for @p segment_seconds, its times
+/// kept from the segment's second half on (at least @p min_samples of them, however slow one launch
+/// is); the launches take turns by segment, @p rounds times.
+struct SteadyStatePlan {
+    double segment_seconds = 1.0;
+    int rounds = 2;
+    int min_samples = 3;
+};
+
+/// Median milliseconds of each launch in its own steady state (see "Long compute-bound kernels").
+std::vector<double> steady_state_median_ms(cudaStream_t stream, const std::vector<Launch>& launches,
+                                           SteadyStatePlan plan = {});
 
 /// Waits for @p stream, but gives up after WORKBOOK_KERNEL_TIMEOUT seconds (default 30, 120 on the CPU emulator) and
 /// reports a hang instead of waiting forever (throws HangError).

@@ -147,6 +147,16 @@ class Bench(StandIn):
         self.assertIn("vs library |", table)
         self.assertIn("| 437.50 |  | x0.75 |", table)   # stage 5: no earlier stage, 0.75 of cuBLAS
         self.assertIn("| 700.00 |  | - |", table)         # the cuBLAS row itself has no ratio
+        self.assertNotIn("alternated", table)
+
+    def test_markdown_table_gives_the_launch_by_launch_ratio_where_there_is_one(self):
+        rows = [{"chapter": 8, "op": "hgemm", "variant": "stage 5", "stage": 5, "shape": "[8, 8, 8]",
+                 "dtype": "float16", "ms": 1.6, "tflops": 437.5, "library_ms": 1.2, "vs_library": 0.75,
+                 "vs_library_alternated": 0.6}]
+        table = bench.markdown_table({"gpu": "a GPU", "date": "today", "copy_gbps": 200.0}, rows)
+        self.assertIn("vs library, alternated |", table)
+        self.assertIn("steady state", table)
+        self.assertIn("| x0.75 | x0.60 |", table)
 
 
 class Chapters(WorkbookTest):

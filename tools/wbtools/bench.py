@@ -72,16 +72,22 @@ def markdown_table(meta: dict, rows: list[dict]) -> str:
     with_torch = bool(torch_ms)
     # Rows timed interleaved with a library baseline in the grader (chapter 8: cuBLAS) carry "vs_library".
     with_library = any(r.get("vs_library") for r in rows)
+    # Chapter 8 times its rows and cuBLAS in steady state, and also launch by launch ("vs_library_alternated").
+    with_alternated = any(r.get("vs_library_alternated") for r in rows)
     lines = [f"Measured on {meta['gpu']}, {meta['date']}; device copy bandwidth {meta['copy_gbps']:.0f} GB/s "
              "(bytes read + written)."
              + (" vs PyTorch: PyTorch's time over this row's time, same run." if with_torch else "")
-             + (" vs library: the chapter's library baseline (cuBLAS) timed interleaved with this row, its time "
-                "over this row's." if with_library else ""),
+             + (" vs library: the chapter's library baseline (cuBLAS) timed in turn with this row, its time "
+                "over this row's." if with_library else "")
+             + (" Where \"alternated\" is given, the two took turns launch by launch; otherwise each ran back to "
+                "back for a second and its second half was kept (its own steady state: see harness/timing.hpp)."
+                if with_alternated else ""),
              "",
              "| chapter | op | variant | shape | dtype | ms | GB/s | % copy | TFLOP/s | vs previous row |"
-             + (" vs PyTorch |" if with_torch else "") + (" vs library |" if with_library else ""),
+             + (" vs PyTorch |" if with_torch else "") + (" vs library |" if with_library else "")
+             + (" vs library, alternated |" if with_alternated else ""),
              "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |" + (" --- |" if with_torch else "")
-             + (" --- |" if with_library else "")]
+             + (" --- |" if with_library else "") + (" --- |" if with_alternated else "")]
     previous = {}
     for r in rows:
         key = (r["chapter"], r["op"], r["shape"], r.get("dtype"))
@@ -96,6 +102,8 @@ def markdown_table(meta: dict, rows: list[dict]) -> str:
             line += f" {'x{:.2f}'.format(versus / r['ms']) if versus else ''} |"
         if with_library:
             line += f" {core.format_number(r.get('vs_library'), 'x{:.2f}')} |"
+        if with_alternated:
+            line += f" {core.format_number(r.get('vs_library_alternated'), 'x{:.2f}')} |"
         lines.append(line)
         if r.get("stage", 0) > 0:
             previous[key] = r["ms"]
