@@ -144,20 +144,19 @@ std::vector<double> interleaved_median_ms(cudaStream_t stream, const std::vector
     return medians;
 }
 
-std::vector<double> steady_state_median_ms(cudaStream_t stream, const std::vector<Launch>& launches,
-                                           SteadyStatePlan plan)
+std::vector<std::vector<double>> steady_state_samples(std::size_t launch_count, SteadyStatePlan plan,
+                                                      const std::function<double(std::size_t)>& time_launch,
+                                                      const std::function<double()>& now)
 {
-    using Clock = std::chrono::steady_clock;
-    Event start, stop;
-    std::vector<std::vector<double>> samples(launches.size());
+    std::vector<std::vector<double>> samples(launch_count);
     for (int round = 0; round < std::max(plan.rounds, 1); ++round) {
-        for (std::size_t i = 0; i < launches.size(); ++i) {
-            const auto segment_start = Clock::now();
+        for (std::size_t i = 0; i < launch_count; ++i) {
+            const double segment_start = now();
             int kept = 0;
             for (;;) {
-                const double elapsed = std::chrono::duration<double>(Clock::now() - segment_start).count();
+                const double elapsed = now() - segment_start;
                 if (elapsed >= plan.segment_seconds && kept >= plan.min_samples) break;
-                const double ms = time_once(stream, launches[i], start, stop);
+                const double ms = time_launch(i);
                 if (elapsed >= 0.5 * plan.segment_seconds) {   // the first half brings the clock to this launch's own
                     samples[i].push_back(ms);
                     ++kept;
@@ -165,6 +164,18 @@ std::vector<double> steady_state_median_ms(cudaStream_t stream, const std::vecto
             }
         }
     }
+    return samples;
+}
+
+std::vector<double> steady_state_median_ms(cudaStream_t stream, const std::vector<Launch>& launches,
+                                           SteadyStatePlan plan)
+{
+    Event start, stop;
+    const auto seconds = [] {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+    };
+    const auto samples = steady_state_samples(
+        launches.size(), plan, [&](std::size_t i) { return time_once(stream, launches[i], start, stop); }, seconds);
     std::vector<double> medians;
     for (const auto& s : samples) medians.push_back(median(s));
     return medians;

@@ -33,6 +33,7 @@
 
 #include <cuda_runtime.h>
 
+#include <cstddef>
 #include <functional>
 #include <string>
 #include <vector>
@@ -71,6 +72,13 @@ struct SteadyStatePlan {
 /// Median milliseconds of each launch in its own steady state (see "Long compute-bound kernels").
 std::vector<double> steady_state_median_ms(cudaStream_t stream, const std::vector<Launch>& launches,
                                            SteadyStatePlan plan = {});
+
+/// The schedule of steady_state_median_ms(), apart from the GPU so that it can be tested without one:
+/// @p time_launch(i) runs launch i once and returns its milliseconds, @p now() is a clock in seconds.
+/// Returns the times kept for each of the @p launch_count launches.
+std::vector<std::vector<double>> steady_state_samples(std::size_t launch_count, SteadyStatePlan plan,
+                                                      const std::function<double(std::size_t)>& time_launch,
+                                                      const std::function<double()>& now);
 
 /// Waits for @p stream, but gives up after WORKBOOK_KERNEL_TIMEOUT seconds (default 30, 120 on the CPU emulator) and
 /// reports a hang instead of waiting forever (throws HangError).

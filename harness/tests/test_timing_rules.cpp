@@ -2,6 +2,9 @@
 #include "harness/catch.hpp"
 #include "harness/timing.hpp"
 
+#include <cstddef>
+#include <vector>
+
 TEST_CASE("median of odd and even counts", "[timing]")
 {
     CHECK(wb::median({3, 1, 2}) == 2);
@@ -63,4 +66,34 @@ TEST_CASE("the speed report names the part of the rule that applied", "[timing]"
     // Every branch gives the number required_speedup() asks for.
     CHECK(wb::required_speedup(2.0, 1.5) == Approx(1.0 + 0.5 * 0.5));
     CHECK(wb::required_speedup(2.0, 1.05) == Approx(0.95 * 1.05));
+}
+
+TEST_CASE("steady state: launches take turns by segment and keep the second half of each", "[timing]")
+{
+    // A fake clock: launch 0 takes 10 ms, launch 1 takes 300 ms. Each call returns its own number, per
+    // launch (1, 2, 3, ...), so the kept samples show which calls were kept.
+    const double seconds[] = {0.010, 0.300};
+    double clock = 0.0;
+    std::vector<std::size_t> order;
+    std::vector<int> calls(2, 0);
+    const auto samples = wb::steady_state_samples(
+        2, wb::SteadyStatePlan{1.0, 2, 3},
+        [&](std::size_t i) {
+            order.push_back(i);
+            clock += seconds[i];
+            return static_cast<double>(++calls[i]);
+        },
+        [&] { return clock; });
+    int turns = 1;
+    for (std::size_t k = 1; k < order.size(); ++k) turns += order[k] != order[k - 1];
+    CHECK(turns == 4);   // 0 ... 1 ... 0 ... 1 ...: two rounds, one segment per launch
+    CHECK(order.front() == 0);
+    // The slow launch: calls at 0, 0.3, 0.6, 0.9 s of its segment, and one past the end because only two
+    // were in the second half: 3 kept of 5, in each round.
+    CHECK(calls[1] == 10);
+    CHECK(samples[1] == std::vector<double>{3, 4, 5, 8, 9, 10});
+    // The fast one: about a hundred calls per segment, about half of them kept.
+    CHECK(samples[0].size() >= 98);
+    CHECK(samples[0].size() <= 102);
+    CHECK(samples[0].front() >= 50);
 }
