@@ -17,6 +17,7 @@
 /// steady_state_median_ms() runs each launch back to back for a second, keeps the second half of
 /// that segment, and lets the launches take turns by segment: each is measured at the clock its own
 /// power allows (0.657x to 0.662x in six repetitions of the same comparison).
+///
 /// ## The speed rule
 /// Stage k must be `target_k` times faster than reference stage k-1 (the target comes from the
 /// chapter's stages.json), capped by what the reference stage k itself gains over stage k-1 on this
