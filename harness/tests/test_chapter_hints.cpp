@@ -1,8 +1,8 @@
-// Tests of the chapters' own diagnoses, pure logic kept in their reference headers: no GPU needed.
+// Tests of the graders' diagnoses (chapters' reference headers, harness/gemm_contract.hpp): no GPU needed.
 #include "harness/catch.hpp"
 
 #include "04_layernorm/grader/reference.hpp"
-#include "07_sgemm/grader/reference.hpp"
+#include "harness/gemm_contract.hpp"
 
 #include <cmath>
 #include <cstring>
@@ -53,7 +53,7 @@ TEST_CASE("LayerNorm: other wrong variances get no formula named", "[hints]")
     CHECK(ch04::variance_formula_hint(var, cancelled, 33, kEps, 1e-6).empty());
 }
 
-TEST_CASE("SGEMM: NaN outputs that turn finite with a finite C are a read of C with beta = 0", "[hints]")
+TEST_CASE("GEMM: NaN outputs that turn finite with a finite C are a read of C with beta = 0", "[hints]")
 {
     const std::vector<double> expected = {1.0, 2.0, 3.0, 4.0};
     const std::vector<float> finite_c = {0.5f, 0.5f, 0.5f, 0.5f};
@@ -61,13 +61,13 @@ TEST_CASE("SGEMM: NaN outputs that turn finite with a finite C are a read of C w
     std::memset(nan_out.data(), 0xFF, nan_out.size() * sizeof(float));   // 0 * poison keeps these bits on a CPU
     const wb::CompareReport poisoned = wb::compare(expected, nan_out, wb::Tolerance::exact());
     REQUIRE(poisoned.nothing_written);
-    const auto read_c = ch07::diagnose_beta_zero(poisoned, nan_out, expected, finite_c, [] {
+    const auto read_c = wb::diagnose_beta_zero(poisoned, nan_out, expected, finite_c, [] {
         return std::vector<float>{1, 2, 3, 4};
     });
     CHECK_FALSE(read_c.nothing_written);
     CHECK(contains(read_c.message, "beta = 0 must not read C"));
     // A kernel that writes nothing leaves the finite C as it was: still "not implemented yet".
-    const auto untouched = ch07::diagnose_beta_zero(poisoned, nan_out, expected, finite_c, [&] { return finite_c; });
+    const auto untouched = wb::diagnose_beta_zero(poisoned, nan_out, expected, finite_c, [&] { return finite_c; });
     CHECK(untouched.nothing_written);
     CHECK(contains(untouched.message, "not implemented yet"));
 }

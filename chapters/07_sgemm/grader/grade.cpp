@@ -6,6 +6,7 @@
 #include "07_sgemm/grader/baselines.hpp"
 #include "07_sgemm/grader/reference.hpp"
 #include "harness/emulated_profile.hpp"
+#include "harness/gemm_contract.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -84,22 +85,6 @@ const Case kLargeCases[] = {
 /// Inputs are uniform in [-1, 1): the bounds the statistical tolerance is written for.
 constexpr float kInputBound = 1.0f;
 
-/// With beta != 0, C is an input, so it cannot be poisoned before the launch. An element that still
-/// holds its input value bit for bit, where the right result is measurably different, was never
-/// written: it is marked with the poison, so that the report says "never written" (and a skeleton that
-/// writes nothing at all reads as "not implemented yet").
-void mark_unwritten(std::vector<float>& got, const std::vector<float>& before, const std::vector<double>& expected,
-                    const wb::Tolerance& tolerance)
-{
-    float poison;
-    std::memset(&poison, wb::kPoisonByte, sizeof poison);
-    for (std::size_t i = 0; i < got.size(); ++i) {
-        const bool unchanged = std::memcmp(&got[i], &before[i], sizeof(float)) == 0;
-        const double margin = tolerance.abs + tolerance.rel * std::fabs(expected[i]);
-        if (unchanged && std::fabs(expected[i] - before[i]) > margin) got[i] = poison;
-    }
-}
-
 void check_small(wb::Stage& stage, Sgemm sgemm)
 {
     wb::Rng rng(7);
@@ -113,10 +98,10 @@ void check_small(wb::Stage& stage, Sgemm sgemm)
         const ch07::GemmReference ref = ch07::gemm_reference(c.M, c.N, c.K, c.alpha, A, B, c.beta, C);
         const wb::Tolerance tolerance = ch07::exact_tolerance(c.K, ref.max_abs_terms);
         std::vector<float> got = dC.download();
-        if (c.beta != 0.0f) mark_unwritten(got, C, ref.c, tolerance);
+        if (c.beta != 0.0f) wb::mark_unwritten(got, C, ref.c, tolerance);
         wb::CompareReport report = wb::compare(ref.c, got, tolerance, wb::Layout::matrix(c.M, c.N));
         if (c.beta == 0.0f) {
-            report = ch07::diagnose_beta_zero(report, got, ref.c, C, [&] {
+            report = wb::diagnose_beta_zero(report, got, ref.c, C, [&] {
                 dC.upload(C);
                 stage.run(
                     [&](cudaStream_t s) { sgemm(c.M, c.N, c.K, c.alpha, dA.data(), dB.data(), c.beta, dC.data(), s); });
@@ -153,11 +138,11 @@ void check_against_cublas(wb::Stage& stage, Sgemm sgemm, const Case& c, std::uin
     const wb::Tolerance tolerance =
         ch07::statistical_tolerance(c.K, c.alpha, kInputBound, kInputBound, c.beta, kInputBound);
     std::vector<float> got = C.download();
-    if (c.beta != 0.0f) mark_unwritten(got, before, expected, tolerance);
+    if (c.beta != 0.0f) wb::mark_unwritten(got, before, expected, tolerance);
     wb::CompareReport report = wb::compare(expected, got, tolerance, wb::Layout::matrix(c.M, c.N));
     if (c.beta == 0.0f && !report.ok) {
         const std::vector<float> finite_c(static_cast<std::size_t>(mn), 0.25f);   // any finite value will do
-        report = ch07::diagnose_beta_zero(report, got, expected, finite_c, [&] {
+        report = wb::diagnose_beta_zero(report, got, expected, finite_c, [&] {
             C.upload(finite_c);
             stage.run(
                 [&](cudaStream_t st) { sgemm(c.M, c.N, c.K, c.alpha, A.data(), B.data(), c.beta, C.data(), st); });

@@ -7,9 +7,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
-#include <functional>
-#include <string>
 #include <vector>
 
 namespace ch07 {
@@ -84,40 +81,6 @@ inline wb::Tolerance statistical_tolerance(int K, double alpha, double amax, dou
 {
     const double u = 0x1.0p-24;
     return {4.0 * u * K * std::fabs(alpha) * amax * bmax + 4.0 * u * std::fabs(beta) * cmax + 1e-30, 4.0 * u};
-}
-
-/// With beta = 0, C holds NaN (the poison) and must not be read. A kernel that computes beta * C anyway
-/// gets 0 * NaN = NaN: a NaN that looks like a computed one on a GPU (which returns its canonical NaN)
-/// and like the untouched poison on a CPU (which keeps the bits of the NaN operand). Either way the
-/// report would blame something else, so the case is run once more with finite values in C
-/// (@p rerun_with_finite_c returns that output, C's finite values being @p finite_c). Outputs that
-/// were NaN and now hold a written, finite value come from a read of C. Returns @p report unchanged
-/// when that is not what happened (a kernel that writes nothing leaves the finite C as it was).
-inline wb::CompareReport diagnose_beta_zero(const wb::CompareReport& report, const std::vector<float>& got,
-                                            const std::vector<double>& expected, const std::vector<float>& finite_c,
-                                            const std::function<std::vector<float>()>& rerun_with_finite_c)
-{
-    if (report.ok) return report;
-    std::int64_t nan_outputs = 0;
-    for (std::size_t i = 0; i < got.size(); ++i) nan_outputs += std::isnan(got[i]) && std::isfinite(expected[i]);
-    if (nan_outputs == 0) return report;
-    const std::vector<float> again = rerun_with_finite_c();
-    std::int64_t nan_then_written = 0;
-    for (std::size_t i = 0; i < got.size(); ++i) {
-        const bool written = std::memcmp(&again[i], &finite_c[i], sizeof(float)) != 0;
-        nan_then_written += std::isnan(got[i]) && std::isfinite(expected[i]) && written && std::isfinite(again[i]);
-    }
-    if (2 * nan_then_written < nan_outputs) return report;
-    wb::CompareReport read_c = report;
-    read_c.nothing_written = false;
-    read_c.untouched = 0;
-    read_c.message = std::to_string(nan_outputs) + " of " + std::to_string(got.size()) +
-                     " elements are NaN where finite values were expected, and they become finite (written) when C "
-                     "holds finite values instead of NaN: your kernel reads C although beta = 0.\n  likely cause: "
-                     "beta = 0 must not read C. The contract (BLAS semantics) makes C write-only when beta == 0: it "
-                     "may hold NaN or garbage, and beta * C is then 0 * NaN = NaN. Test beta == 0 and store "
-                     "alpha * acc without loading C.";
-    return read_c;
 }
 
 }   // namespace ch07
