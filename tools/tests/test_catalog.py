@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import re
 import stat
 import sys
 import unittest
@@ -32,6 +33,26 @@ class Grammar(WorkbookTest):
             with self.subTest(folder=folder.name):
                 found = catalog.entries(folder)
                 self.assertEqual(len(found), len(list(folder.glob("*.cu"))))
+
+    def test_the_grading_pages_name_real_entries_with_their_verdicts(self):
+        """Every catalog row of docs/grading.md and its Chinese twin (| ch | stage | `name` | ...) names
+        an entry of that chapter and stage; in the table of wrong kernels (6 columns) the verdict
+        column is the entry's verdict on a GPU."""
+        by_chapter = {int(folder.name[:2]): {e.name: e for e in catalog.entries(folder)}
+                      for folder in (REPO / "catalog").iterdir() if folder.is_dir()}
+        row = re.compile(r"^\| (\d+) \| (\d+) \| `([0-9a-z_]+)` \|")
+        for page in ("docs/grading.md", "docs/zh/grading.md"):
+            rows = [line for line in (REPO / page).read_text(encoding="utf-8").splitlines() if row.match(line)]
+            self.assertGreater(len(rows), 40, page)
+            for line in rows:
+                chapter, stage, name = row.match(line).groups()
+                with self.subTest(page=page, entry=name):
+                    entry = by_chapter.get(int(chapter), {}).get(name)
+                    self.assertIsNotNone(entry, f"{page}: no catalog/{int(chapter):02d}_*/{name}.cu")
+                    self.assertEqual(entry.stage, int(stage))
+                    cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+                    if len(cells) == 6:
+                        self.assertEqual(cells[4], entry.status)
 
     def test_a_wrong_kernel_and_its_emulated_verdict(self):
         entry = catalog.parse(self.entry('// expect: wrong "the tail"\n// emulated: crashed "read past the end"'))
