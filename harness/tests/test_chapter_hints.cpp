@@ -1,8 +1,8 @@
-// Tests of the graders' diagnoses (chapters' reference headers, harness/gemm_contract.hpp): no GPU needed.
+// Tests of the graders' diagnoses (chapters' reference headers, harness/output_contract.hpp): no GPU needed.
 #include "harness/catch.hpp"
 
 #include "04_layernorm/grader/reference.hpp"
-#include "harness/gemm_contract.hpp"
+#include "harness/output_contract.hpp"
 
 #include <cmath>
 #include <cstring>
@@ -70,4 +70,41 @@ TEST_CASE("GEMM: NaN outputs that turn finite with a finite C are a read of C wi
     const auto untouched = wb::diagnose_beta_zero(poisoned, nan_out, expected, finite_c, [&] { return finite_c; });
     CHECK(untouched.nothing_written);
     CHECK(contains(untouched.message, "not implemented yet"));
+}
+
+TEST_CASE("Single results: a poisoned output that is right when it starts at 0 was added into unset", "[hints]")
+{
+    float poison;
+    std::memset(&poison, 0xFF, sizeof poison);   // what NaN + x keeps on a CPU
+    const wb::CompareReport untouched =
+        wb::compare(std::vector<double>{6.0}, std::vector<float>{poison}, wb::Tolerance::exact());
+    REQUIRE(untouched.nothing_written);
+    auto is_six = [](float got) { return got == 6.0f; };
+    const auto added = wb::diagnose_unset_output(
+        untouched, [] { return 6.0f; }, is_six);
+    CHECK_FALSE(added.ok);
+    CHECK_FALSE(added.nothing_written);
+    CHECK(contains(added.message, "without setting it to 0 first"));
+    CHECK(contains(added.message, "atomicAdd into a NaN stays NaN"));
+    // A kernel that writes nothing leaves the 0 there: still "not implemented yet".
+    CHECK(wb::diagnose_unset_output(
+              untouched, [] { return 0.0f; }, [](float) { return true; })
+              .nothing_written);
+    // A kernel that writes a wrong value from 0: not this diagnosis either.
+    CHECK(wb::diagnose_unset_output(
+              untouched, [] { return 5.0f; }, is_six)
+              .nothing_written);
+    // A report that is not "nothing written" is left alone, and the call is not run again.
+    bool ran = false;
+    const wb::CompareReport wrong =
+        wb::compare(std::vector<double>{6.0}, std::vector<float>{5.0f}, wb::Tolerance::exact());
+    const auto same = wb::diagnose_unset_output(
+        wrong,
+        [&] {
+            ran = true;
+            return 6.0f;
+        },
+        is_six);
+    CHECK_FALSE(ran);
+    CHECK(same.message == wrong.message);
 }

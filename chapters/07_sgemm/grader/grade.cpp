@@ -6,7 +6,7 @@
 #include "07_sgemm/grader/baselines.hpp"
 #include "07_sgemm/grader/reference.hpp"
 #include "harness/emulated_profile.hpp"
-#include "harness/gemm_contract.hpp"
+#include "harness/output_contract.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -9,7 +9,7 @@
 #include "08_tensor_gemm/grader/baselines.hpp"
 #include "08_tensor_gemm/grader/reference.hpp"
 #include "harness/emulated_profile.hpp"
-#include "harness/gemm_contract.hpp"
+#include "harness/output_contract.hpp"
 #include "harness/device.hpp"
 #include "harness/timing.hpp"
 
