@@ -1442,6 +1442,7 @@ Worker& worker()
 }
 
 std::atomic<int> schedule_override{-1};
+std::atomic<std::uint64_t> blocks_started_count{0};   ///< every block of every launch, as it starts
 
 Schedule schedule_for(std::uint64_t launch_index, std::uint64_t block_index)
 {
@@ -1584,6 +1585,7 @@ private:
         for (;;) {
             const std::uint64_t b = next_++;
             if (b >= total_ || failed_) return;
+            blocks_started_count.fetch_add(1, std::memory_order_relaxed);
             if (!run_block(launch, b)) {
                 std::lock_guard<std::mutex> lock(failure_mutex_);
                 if (b < failure_block_) {   // the first failing block is the one reported
@@ -1610,6 +1612,8 @@ private:
 };
 
 }   // namespace
+
+std::uint64_t blocks_started() { return blocks_started_count.load(std::memory_order_relaxed); }
 
 std::optional<KernelFailure> run_grid(const LaunchState& launch)
 {

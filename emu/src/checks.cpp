@@ -7,8 +7,9 @@
 // record every access only while a profile is on, see profile.cpp); the work happens only for
 //   - accesses to the shared arena of a block the checker watches (races, unwritten or out-of-bounds
 //     reads: BlockRun::check_shared), and
-//   - reads whose bytes look like the guard after a device buffer (a byte repeated, 0x7F or one of the
-//     harness's guard bytes 0xA0 to 0xDF): then the allocation is looked up (check_guard_read).
+//   - reads whose bytes, or the last 4 of a vector load, look like the guard after a device buffer (a byte
+//     repeated, 0x7F or a byte of the harness's guard range, 0xA0 to 0xDF): then the allocation is looked up
+//     (check_guard_read).
 // This file itself is compiled without instrumentation.
 #include "engine.hpp"
 
@@ -40,20 +41,34 @@ inline void on_access(const void* p, std::size_t bytes, bool write, const void* 
     const auto address = reinterpret_cast<std::uintptr_t>(p);
     if (address - emu_tls_watch_lo < emu_tls_watch_span) {
         emu::detail::check_shared_access(address, bytes, write, pc);
-    } else if (!write && bytes >= 2 && looks_like_guard(p, bytes)) {
+    } else if (!write && bytes >= 2 &&
+               (looks_like_guard(p, bytes) ||
+                (bytes >= 8 && looks_like_guard(static_cast<const char*>(p) + bytes - 4, 4)))) {
+        // All of it in a guard, or a vector load whose last element is: one that starts inside the
+        // array and ends past it (a float4 over the last, partial vector) is a read past the end too.
         emu::detail::check_guard_read(p, bytes, pc);
     }
 }
 
+/// An access the compiler made with the type's own alignment (__tsan_readN rather than
+/// __tsan_unaligned_readN): a float2, float4, double or 64-bit integer whose address is not a multiple
+/// of its size is the GPU's "misaligned address" error.
+inline void on_aligned_access(const void* p, std::size_t bytes, bool write, const void* pc)
+{
+    if (bytes >= 8 && (reinterpret_cast<std::uintptr_t>(p) & (bytes - 1)) != 0)
+        emu::detail::report_misaligned(p, bytes, write, pc);
+    on_access(p, bytes, write, pc);
+}
+
 }   // namespace
 
-#define EMU_CHECK_SIZE(n)                                                                                      \
-    extern "C" void __tsan_read##n(void* p) { on_access(p, n, false, __builtin_return_address(0)); }           \
-    extern "C" void __tsan_write##n(void* p) { on_access(p, n, true, __builtin_return_address(0)); }           \
-    extern "C" void __tsan_unaligned_read##n(void* p) { on_access(p, n, false, __builtin_return_address(0)); } \
-    extern "C" void __tsan_unaligned_write##n(void* p) { on_access(p, n, true, __builtin_return_address(0)); } \
-    extern "C" void __tsan_volatile_read##n(void* p) { on_access(p, n, false, __builtin_return_address(0)); }  \
-    extern "C" void __tsan_volatile_write##n(void* p) { on_access(p, n, true, __builtin_return_address(0)); }
+#define EMU_CHECK_SIZE(n)                                                                                             \
+    extern "C" void __tsan_read##n(void* p) { on_aligned_access(p, n, false, __builtin_return_address(0)); }          \
+    extern "C" void __tsan_write##n(void* p) { on_aligned_access(p, n, true, __builtin_return_address(0)); }          \
+    extern "C" void __tsan_unaligned_read##n(void* p) { on_access(p, n, false, __builtin_return_address(0)); }        \
+    extern "C" void __tsan_unaligned_write##n(void* p) { on_access(p, n, true, __builtin_return_address(0)); }        \
+    extern "C" void __tsan_volatile_read##n(void* p) { on_aligned_access(p, n, false, __builtin_return_address(0)); } \
+    extern "C" void __tsan_volatile_write##n(void* p) { on_aligned_access(p, n, true, __builtin_return_address(0)); }
 EMU_CHECK_SIZE(1)
 EMU_CHECK_SIZE(2)
 EMU_CHECK_SIZE(4)

@@ -48,7 +48,7 @@ void set_check_override(int mode);
 /// Largest dynamic shared memory any kernel was allowed (cudaFuncSetAttribute), for launch checks.
 std::size_t max_dynamic_shared_allowed();
 
-/// What memory nobody wrote holds on the CPU backend. Never the grader's output poison (0xFF bytes):
+/// What memory nobody wrote holds on the CPU backend. Never the grader's output poison (harness/buffers.hpp):
 /// a value computed from it must not look like an output that was never written. As a float 0x7F
 /// bytes read 3.4e38 and 0xFE bytes -1.7e38 (both NaN as a half); shared memory alternates the two
 /// from block to block, so a stale read shows in a sum, a maximum and a minimum alike.
@@ -92,6 +92,10 @@ void fail_running_thread(const std::string& report);
 void check_guard_read(const void* address, std::size_t bytes, const void* pc);
 /// "file:line" of a code address of this program, or "" (see block.cpp).
 std::string source_line(const void* pc);
+/// Blocks started by every launch so far (emu::blocks_started).
+std::uint64_t blocks_started();
+/// Stops the running kernel thread: a @p bytes access at @p address that is not a multiple of @p bytes.
+void report_misaligned(const void* address, std::size_t bytes, bool write, const void* pc);
 
 /// The bytes of a block's shared-memory arena (addresses in [base, base + this) are shared memory).
 inline constexpr std::size_t kSharedArenaBytes = 2 * 1024 * 1024;

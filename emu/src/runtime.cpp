@@ -260,8 +260,9 @@ public:
         it->second.extent = bytes;
         return true;
     }
-    /// When [p, p + bytes) starts past the data of an allocation (its declared extent, its size, or in
-    /// its fences): a description of where, else "".
+    /// When [p, p + bytes) reaches past the data of an allocation (its declared extent, its size, or in
+    /// its fences), whether it starts there or inside the data (a vector load over the end): a description
+    /// of where, else "".
     std::string past_the_end(const void* p, std::size_t bytes)
     {
         std::lock_guard<std::mutex> lock(memory_mutex_);
@@ -274,7 +275,12 @@ public:
         const std::size_t data = std::min(a.bytes, a.extent);
         const std::string array = "an array of " + std::to_string(data) + " bytes";
         if (address < start) return std::to_string(start - address) + " bytes before the start of " + array;
-        if (address < start + data || address + bytes > start + a.padded + kBackGuard) return "";
+        if (address + bytes <= start + data || address + bytes > start + a.padded + kBackGuard) return "";
+        if (address < start + data) {
+            return "bytes " + std::to_string(address - start) + " to " + std::to_string(address - start + bytes - 1) +
+                   " of " + array + " (its last " + std::to_string(address + bytes - start - data) +
+                   " bytes past its end)";
+        }
         return "byte " + std::to_string(address - start) + " of " + array + " (" +
                std::to_string(address - start - data) + " bytes past its end)";
     }
@@ -453,6 +459,19 @@ void check_guard_read(const void* address, std::size_t bytes, const void* pc)
                         "vector load over the last partial vector. A GPU returns whatever lies there (or crashes).");
 }
 
+void report_misaligned(const void* address, std::size_t bytes, bool write, const void* pc)
+{
+    const std::string line = source_line(pc);
+    const auto value = reinterpret_cast<std::uintptr_t>(address);
+    fail_running_thread("made a misaligned " + std::to_string(bytes) + "-byte " + (write ? "write" : "read") +
+                        (line.empty() ? std::string() : " at " + line) + ": its address is " +
+                        std::to_string(value % bytes) + " bytes past a multiple of " + std::to_string(bytes) +
+                        ". A float2, float4, double or 64-bit access needs an address that is a multiple of its size: "
+                        "a vector access over rows whose length is not a multiple of the vector width, or a pointer "
+                        "offset by a scalar index before the cast. A GPU stops the kernel with \"misaligned "
+                        "address\".");
+}
+
 std::size_t max_dynamic_shared_allowed()
 {
     std::lock_guard<std::mutex> lock(attributes_mutex);
@@ -614,6 +633,7 @@ cudaError_t run_in_stream_order(cudaStream_t stream, std::function<void()> work)
 
 void declare_buffer_extent(const void* ptr, std::size_t bytes) { detail::Device::get().declare_extent(ptr, bytes); }
 void force_schedule(int schedule) { detail::set_schedule_override(schedule); }
+std::uint64_t blocks_started() { return detail::blocks_started(); }
 
 std::string last_fault_report(cudaError_t code)
 {
@@ -919,8 +939,15 @@ cudaError_t copy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind k
     const cudaError_t err = check_copy(dst, src, bytes, kind);
     if (err != cudaSuccess || bytes == 0) return note(err);
     Device& d = Device::get();
-    emu::detail::ledger_note_operation(copy_name(kind, async), async ? stream : nullptr);
     const bool device_only = d.is_device(dst, bytes) && d.is_device(src, bytes);
+    if (kind == cudaMemcpyDefault) {   // the direction the pointers give, for the grader's ledger
+        const bool from_device = d.is_device(src, bytes), to_device = d.is_device(dst, bytes);
+        kind = from_device && to_device ? cudaMemcpyDeviceToDevice
+               : from_device            ? cudaMemcpyDeviceToHost
+               : to_device              ? cudaMemcpyHostToDevice
+                                        : cudaMemcpyHostToHost;
+    }
+    emu::detail::ledger_note_operation(copy_name(kind, async), async ? stream : nullptr);
     if (async && device_only) return note(d.enqueue(stream, [dst, src, bytes] { std::memmove(dst, src, bytes); }));
     if (const cudaError_t capture = async ? d.enqueue(stream, [] {}) : d.check_sync_allowed(); capture != cudaSuccess) {
         return note(capture);

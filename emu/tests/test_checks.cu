@@ -111,6 +111,24 @@ __global__ void reads_past_input_end(const float* in, float* out, int n)
     (void)n;
 }
 
+/// float4 loads over an array of @p n floats, n not a multiple of 4: the last load starts inside the
+/// array and ends past it; only the lanes inside are used.
+__global__ void float4_over_partial_tail(const float* in, float* out, int n)
+{
+    const int v = blockIdx.x * blockDim.x + threadIdx.x;
+    if (4 * v >= n) return;
+    const float4 x = reinterpret_cast<const float4*>(in)[v];
+    const float lanes[4] = {x.x, x.y, x.z, x.w};
+    for (int k = 0; k < 4 && 4 * v + k < n; ++k) out[4 * v + k] = lanes[k];
+}
+
+/// float4 loads from @p in + @p offset floats: misaligned unless offset is a multiple of 4.
+__global__ void float4_from_offset(const float* in, float* out, int offset)
+{
+    const float4 x = reinterpret_cast<const float4*>(in + offset)[threadIdx.x];
+    out[threadIdx.x] = x.x + x.y + x.z + x.w;
+}
+
 __global__ void dereferences_null(float* out)
 {
     float* nowhere = nullptr;
@@ -332,6 +350,39 @@ TEST_CASE("a read of the guard after a declared buffer is a read past the end of
     CHECK(contains(outcome.report, "read past the end of an input array"));
     CHECK(contains(outcome.report, "(0 bytes past its end)"));
     cudaFree(in);
+}
+
+TEST_CASE("a vector load that starts inside a declared buffer and ends in its guard is a read past the end",
+          "[emu][checks]")
+{
+    constexpr int n = 258;   // 64 whole float4, then 2 floats: the 65th float4 reaches 8 bytes past the end
+    constexpr std::size_t guard = 4096;
+    float* in = nullptr;
+    REQUIRE(cudaMalloc(&in, n * sizeof(float) + guard) == cudaSuccess);
+    REQUIRE(cudaMemset(in, 0, n * sizeof(float)) == cudaSuccess);
+    REQUIRE(cudaMemset(in + n, 0xA7, guard) == cudaSuccess);
+    emu::declare_buffer_extent(in, n * sizeof(float));
+    DeviceArray<float> out(n);
+    float4_over_partial_tail<<<1, 64>>>(in, out.data, n);
+    CHECK(emu_test::finish().ok());   // 64 threads: every float4 inside the array
+    float4_over_partial_tail<<<1, 96>>>(in, out.data, n);
+    const auto outcome = emu_test::finish();
+    INFO(outcome.report);
+    CHECK(contains(outcome.report, "read past the end of an input array"));
+    CHECK(contains(outcome.report, "bytes 1024 to 1039 of an array of 1032 bytes (its last 8 bytes past its end)"));
+    cudaFree(in);
+}
+
+TEST_CASE("a float4 load from an address that is not a multiple of 16 is a misaligned access", "[emu][checks]")
+{
+    DeviceArray<float> in(256), out(32);
+    float4_from_offset<<<1, 32>>>(in.data, out.data, 4);
+    CHECK(emu_test::finish().ok());
+    float4_from_offset<<<1, 32>>>(in.data, out.data, 1);
+    const auto outcome = emu_test::finish();
+    INFO(outcome.report);
+    CHECK(contains(outcome.report, "misaligned 16-byte read"));
+    CHECK(contains(outcome.report, "4 bytes past a multiple of 16"));
 }
 
 TEST_CASE("a crash in a kernel ends the launch with a report, not the process", "[emu][checks]")

@@ -15,6 +15,7 @@
 #include "emu/runtime_api.hpp"
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 namespace emu {
@@ -31,6 +32,11 @@ bool last_fault_is_deadlock();
 /// guard (the harness's DeviceBuffer): a kernel reading from the rest is stopped with "read past the
 /// end of an input array". Writes there are reported after the launch, as for any allocation.
 void declare_buffer_extent(const void* ptr, std::size_t bytes);
+
+/// How many blocks have started since the process began, over every launch: a kernel whose count
+/// stops growing for long is hung; one whose many short blocks take long is only slow (the graders'
+/// time limit on the CPU backend waits for this count to stop).
+std::uint64_t blocks_started();
 
 /// Runs every block in one order from now on: 0 forward, 1 reverse, 2 random; -1 goes back to the
 /// rotation (or to WORKBOOK_EMU_SCHEDULE). For the graders, to tell whether a wrong result is a race.

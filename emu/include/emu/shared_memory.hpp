@@ -6,7 +6,7 @@
 ///     static thread_local ::emu::detail::SharedSlot slot;
 ///     auto& tile = ::emu::shared_static<float[32][33]>(slot, 0, "tile", __builtin_FILE(), __builtin_LINE());
 /// The first thread of a block to reach the declaration places the array in the block's arena
-/// (filled with 0xFF bytes, the grader's poison, and fenced by red zones); the others get the same
+/// (filled with 0x7F or 0xFE bytes, never the grader's poison, and fenced by red zones); the others get the same
 /// place. `extern __shared__ float smem[];` becomes a pointer to the dynamic shared memory of the launch.
 #pragma once
 
