@@ -8,12 +8,16 @@
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #if WORKBOOK_EMULATED
@@ -22,10 +26,41 @@
 
 namespace wb {
 
-/// Every output buffer is filled with this byte before each launch. 0xFF bytes read as NaN for
-/// float, double, __half and __nv_bfloat16 (an all-ones NaN that no arithmetic produces), so an
-/// element the kernel never wrote both fails the comparison and can be told apart from a computed NaN.
+/// Every output buffer is filled with the poison before each launch, so that an element the kernel never
+/// wrote fails the comparison and can be told apart from a computed value. The poison of most types is
+/// 0xFF bytes: NaN for __half and __nv_bfloat16 (whose NaN results are always 0x7FFF, on the GPU and in
+/// the emulator), -1 for integers. float and double get a *signalling* NaN instead (float 0xFFBFFFFF,
+/// double 0xFFF7FFFFFFFFFFFF): no arithmetic returns one. A GPU gives every NaN result the bits
+/// 0x7FFFFFFF; a CPU (the emulator) keeps a NaN operand's bits but sets its quiet bit. An all-ones
+/// quiet NaN survives `NaN + x` on a CPU bit for bit, so a kernel that adds into an output it never
+/// cleared would read there as "never written"; with a signalling NaN it reads as NaN, on both.
 inline constexpr unsigned char kPoisonByte = 0xFF;
+inline constexpr std::uint32_t kFloatPoisonBits = 0xFFBFFFFFu;
+inline constexpr std::uint64_t kDoublePoisonBits = 0xFFF7FFFFFFFFFFFFull;
+
+/// The bytes of one poisoned element of type @p T (see kPoisonByte): a signalling NaN for float and
+/// double, 0xFF bytes for every other type (float4 and other structs included).
+template <typename T>
+std::vector<unsigned char> poison_bytes()
+{
+    std::vector<unsigned char> bytes(sizeof(T), kPoisonByte);
+    if constexpr (std::is_same_v<T, float>) {
+        std::memcpy(bytes.data(), &kFloatPoisonBits, sizeof(T));
+    } else if constexpr (std::is_same_v<T, double>) {
+        std::memcpy(bytes.data(), &kDoublePoisonBits, sizeof(T));
+    }
+    return bytes;
+}
+
+/// One poisoned element of type @p T, for comparisons and tests.
+template <typename T>
+T poison_value()
+{
+    T value;
+    const std::vector<unsigned char> bytes = poison_bytes<T>();
+    std::memcpy(&value, bytes.data(), sizeof(T));
+    return value;
+}
 
 /// Every DeviceBuffer has this many bytes of guard after its last element: a kernel that writes past
 /// the end (a missing bounds test in the last block, a vector store past the tail) lands there instead
@@ -43,11 +78,12 @@ inline std::size_t guard_bytes()
 
 /// The byte a new buffer's guard is filled with: different for consecutive buffers (and never the
 /// poison), so that a kernel copying past the end of its input into past the end of its output still
-/// changes the output's guard.
+/// changes the output's guard. 0xC8 to 0xDF: as floats -4.1e5 to -3.2e19, as halves -8.8 to -503, so
+/// that a value read past the end of an input and used in arithmetic spoils the result visibly.
 inline unsigned char next_guard_byte()
 {
     static unsigned counter = 0;
-    return static_cast<unsigned char>(0xA0 + (counter++ % 64));
+    return static_cast<unsigned char>(0xC8 + (counter++ % 24));
 }
 
 /// Thrown by DeviceBuffer::download() when the guard after the buffer was written.
@@ -83,12 +119,129 @@ inline std::optional<std::string> describe_guard(const std::vector<unsigned char
 template <typename T>
 bool is_poison(const T& value)
 {
-    unsigned char bytes[sizeof(T)];
-    std::memcpy(bytes, &value, sizeof(T));
-    for (unsigned char b : bytes) {
-        if (b != kPoisonByte) return false;
+    const std::vector<unsigned char> bytes = poison_bytes<T>();
+    return std::memcmp(bytes.data(), &value, sizeof(T)) == 0;
+}
+
+/// Fills @p bytes bytes at @p device with copies of @p pattern (whose size divides 64 KiB): one upload
+/// of up to 64 KiB, then device-to-device copies that double the filled part. Synchronous.
+inline void fill_device_pattern(void* device, std::size_t bytes, const std::vector<unsigned char>& pattern)
+{
+    if (bytes == 0) return;
+    auto* dst = static_cast<unsigned char*>(device);
+    std::vector<unsigned char> chunk(std::min<std::size_t>(bytes, std::size_t(64) << 10));
+    for (std::size_t i = 0; i < chunk.size(); ++i) chunk[i] = pattern[i % pattern.size()];
+    WB_CUDA_CHECK(cudaMemcpy(dst, chunk.data(), chunk.size(), cudaMemcpyHostToDevice));
+    for (std::size_t filled = chunk.size(); filled < bytes;) {
+        const std::size_t n = std::min(filled, bytes - filled);
+        WB_CUDA_CHECK(cudaMemcpy(dst + filled, dst, n, cudaMemcpyDeviceToDevice));
+        filled += n;
     }
-    return true;
+}
+
+namespace detail {
+
+/// The guard of one live DeviceBuffer: where it starts, what fills it, what precedes it.
+struct GuardRecord {
+    const unsigned char* guard = nullptr;
+    unsigned char fill = 0;
+    std::size_t count = 0;          ///< elements before the guard
+    std::size_t element_size = 0;   ///< bytes per element
+};
+
+/// Every live DeviceBuffer's guard, by the buffer's address (single-threaded host code, as the graders).
+inline std::map<const void*, GuardRecord>& live_guards()
+{
+    static std::map<const void*, GuardRecord> guards;
+    return guards;
+}
+
+/// A const input of a launcher (DeviceBuffer::protect): its elements as they were handed over.
+struct InputRecord {
+    std::vector<unsigned char> snapshot;
+    std::size_t element_size = 0;
+};
+
+/// Every live protected DeviceBuffer, by its address.
+inline std::map<const void*, InputRecord>& protected_inputs()
+{
+    static std::map<const void*, InputRecord> inputs;
+    return inputs;
+}
+
+/// "element 17: 1.5 became 0.25" for a float, the element index alone for other types.
+inline std::string describe_changed_element(const unsigned char* before, const unsigned char* after, std::size_t index,
+                                            std::size_t element_size)
+{
+    std::string text = "element " + std::to_string(index);
+    if (element_size == sizeof(float)) {
+        float was = 0.0f, now = 0.0f;
+        std::memcpy(&was, before, sizeof was);
+        std::memcpy(&now, after, sizeof now);
+        char values[96];
+        std::snprintf(values, sizeof values, ": %.9g became %.9g", static_cast<double>(was), static_cast<double>(now));
+        text += values;
+    }
+    return text;
+}
+
+}   // namespace detail
+
+/// Inputs larger than this are not protected (their snapshot would cost host memory and a copy per call).
+inline constexpr std::size_t kMaxProtectedBytes = std::size_t(256) << 20;
+
+/// Pure logic: what changed between @p before and @p after (elements of @p element_size bytes), or nothing.
+inline std::optional<std::string> describe_input_change(const std::vector<unsigned char>& before,
+                                                        const std::vector<unsigned char>& after,
+                                                        std::size_t element_size)
+{
+    std::size_t changed = 0, first = 0;
+    const std::size_t count = before.size() / element_size;
+    for (std::size_t i = 0; i < count; ++i) {
+        if (std::memcmp(&before[i * element_size], &after[i * element_size], element_size) == 0) continue;
+        if (changed++ == 0) first = i;
+    }
+    if (changed == 0) return std::nullopt;
+    return "your launcher wrote into an input array: " + std::to_string(changed) + " of its " + std::to_string(count) +
+           " elements changed (first " +
+           detail::describe_changed_element(&before[first * element_size], &after[first * element_size], first,
+                                            element_size) +
+           ").\n  likely cause: the inputs are const: a step done in place on the input (subtracting the maximum, "
+           "centring a row, a tree reduction over the input array) must work on a copy (registers, shared memory "
+           "or the workspace). A caller that reuses its input gets wrong results the next time.";
+}
+
+/// The protected inputs (DeviceBuffer::protect) checked after a call of a launcher: the message of the
+/// first one that changed, or nothing. Its snapshot is then taken again, so that the same write is
+/// reported once.
+inline std::optional<std::string> modified_input()
+{
+    for (auto& [address, record] : detail::protected_inputs()) {
+        std::vector<unsigned char> now(record.snapshot.size());
+        WB_CUDA_CHECK(cudaMemcpy(now.data(), address, now.size(), cudaMemcpyDeviceToHost));
+        if (auto problem = describe_input_change(record.snapshot, now, record.element_size)) {
+            record.snapshot = std::move(now);
+            return problem;
+        }
+    }
+    return std::nullopt;
+}
+
+/// The guards of every live DeviceBuffer (inputs and workspaces too, not only the outputs a grader
+/// downloads), checked after a call of a launcher: the message of the first one written, or nothing. A
+/// written guard is filled again, so that a later check does not report the same write.
+inline std::optional<std::string> written_guard()
+{
+    if (guard_bytes() == 0) return std::nullopt;
+    std::vector<unsigned char> copy(guard_bytes());
+    for (const auto& [address, record] : detail::live_guards()) {
+        WB_CUDA_CHECK(cudaMemcpy(copy.data(), record.guard, copy.size(), cudaMemcpyDeviceToHost));
+        if (auto problem = describe_guard(copy, record.fill, record.count, record.element_size)) {
+            WB_CUDA_CHECK(cudaMemset(const_cast<unsigned char*>(record.guard), record.fill, copy.size()));
+            return problem;
+        }
+    }
+    return std::nullopt;
 }
 
 /// Owns `count` elements of device memory. Move-only; frees itself.
@@ -100,7 +253,10 @@ public:
     {
         if (count_ > 0) {
             WB_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&ptr_), bytes() + guard_bytes()));
-            if (guard_bytes() > 0) WB_CUDA_CHECK(cudaMemset(guard(), guard_byte_, guard_bytes()));
+            if (guard_bytes() > 0) {
+                WB_CUDA_CHECK(cudaMemset(guard(), guard_byte_, guard_bytes()));
+                detail::live_guards()[ptr_] = detail::GuardRecord{guard(), guard_byte_, count_, sizeof(T)};
+            }
 #if WORKBOOK_EMULATED
             // The CPU emulator then stops a kernel that reads the guard ("read past the end of an input array").
             emu::declare_buffer_extent(ptr_, bytes());
@@ -110,7 +266,11 @@ public:
     explicit DeviceBuffer(const std::vector<T>& host) : DeviceBuffer(host.size()) { upload(host); }
     ~DeviceBuffer()
     {
-        if (ptr_) cudaFree(ptr_);   // no check: destructors must not throw, and a failed free is harmless here
+        if (ptr_) {
+            detail::live_guards().erase(ptr_);
+            detail::protected_inputs().erase(ptr_);
+            cudaFree(ptr_);   // no check: destructors must not throw, and a failed free is harmless here
+        }
     }
     DeviceBuffer(const DeviceBuffer&) = delete;
     DeviceBuffer& operator=(const DeviceBuffer&) = delete;
@@ -130,6 +290,24 @@ public:
     {
         if (host.size() != count_) throw std::runtime_error("DeviceBuffer::upload: size mismatch");
         if (count_ > 0) WB_CUDA_CHECK(cudaMemcpy(ptr_, host.data(), bytes(), cudaMemcpyHostToDevice));
+        auto input = detail::protected_inputs().find(ptr_);
+        if (input != detail::protected_inputs().end()) {   // new contents of a protected input
+            input->second.snapshot.assign(reinterpret_cast<const unsigned char*>(host.data()),
+                                          reinterpret_cast<const unsigned char*>(host.data()) + bytes());
+        }
+    }
+    /// Declares the buffer a const input of the launchers: after every call, Stage::run checks that it
+    /// still holds what it holds now (or what upload() puts there later), and names a write into it.
+    /// Buffers over kMaxProtectedBytes are not checked. Returns the buffer, for `dx.protect().data()`.
+    DeviceBuffer& protect()
+    {
+        if (count_ == 0 || bytes() > kMaxProtectedBytes) return *this;
+        detail::InputRecord record;
+        record.element_size = sizeof(T);
+        record.snapshot.resize(bytes());
+        WB_CUDA_CHECK(cudaMemcpy(record.snapshot.data(), ptr_, bytes(), cudaMemcpyDeviceToHost));
+        detail::protected_inputs()[ptr_] = std::move(record);
+        return *this;
     }
     /// Copies the elements to the host; throws OutOfBoundsWrite when the guard after them was written.
     std::vector<T> download() const
@@ -147,12 +325,18 @@ public:
         }
         return host;
     }
-    /// Fills the buffer with kPoisonByte and restores its guard (synchronously, so no launch can race
-    /// with it).
+    /// Fills the buffer with the poison of T (kPoisonByte) and restores its guard (synchronously, so no
+    /// launch can race with it).
     void poison()
     {
+        detail::protected_inputs().erase(ptr_);   // a buffer the grader poisons is an output, not an input
         if (count_ > 0) {
-            WB_CUDA_CHECK(cudaMemset(ptr_, kPoisonByte, bytes()));
+            const std::vector<unsigned char> pattern = poison_bytes<T>();
+            if (std::all_of(pattern.begin(), pattern.end(), [](unsigned char b) { return b == kPoisonByte; })) {
+                WB_CUDA_CHECK(cudaMemset(ptr_, kPoisonByte, bytes()));
+            } else {
+                fill_device_pattern(ptr_, bytes(), pattern);
+            }
             if (guard_bytes() > 0) WB_CUDA_CHECK(cudaMemset(guard(), guard_byte_, guard_bytes()));
         }
         WB_CUDA_CHECK(cudaDeviceSynchronize());

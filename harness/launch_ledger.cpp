@@ -328,6 +328,11 @@ void LedgerJudge::add(const LaunchRecord& record)
     for (const std::string& what : record.elsewhere) {
         if (elsewhere_.size() < 3) elsewhere_.push_back(what);
     }
+    if (!record.to_host.empty()) ++calls_copying_to_host_;
+    for (const std::string& what : record.to_host) {
+        if (to_host_.size() < 3 && std::find(to_host_.begin(), to_host_.end(), what) == to_host_.end())
+            to_host_.push_back(what);
+    }
     const std::size_t kept_before = kept_.size();
     for (const auto& [address, bytes] : record.allocated) kept_[address] = bytes;
     for (std::uintptr_t address : record.released) kept_.erase(address);
@@ -354,6 +359,20 @@ std::optional<std::string> LedgerJudge::verdict() const
                            "\n  the results may be right, but they are not your work: a call of the reference "
                            "solution's launcher, or of a library (CUB, Thrust, cuBLAS), does the stage for you. "
                            "Write the kernel in your stage file and launch it on the stream you were given.");
+    }
+    const bool no_kernel_anywhere =
+        kernels_on_stream_ == 0 && std::none_of(elsewhere_.begin(), elsewhere_.end(),
+                                                [](const std::string& what) { return what.rfind("kernel ", 0) == 0; });
+    if (!to_host_.empty() && !no_kernel_anywhere) {
+        return std::string(
+            "your launcher copies data from the GPU to the host: " + std::to_string(calls_copying_to_host_) +
+            " of its " + std::to_string(calls_) + " calls did:" + indented_lines(to_host_) +
+            "\n  the results may be right, but the stage's work is a kernel's: a launcher only "
+            "launches, asynchronously on the stream it was given. A copy to the host makes the CPU "
+            "wait for the GPU, and what the CPU then computes is not your kernel's work.\n  likely "
+            "cause: part of the result (a final sum, a row's statistics) computed on the CPU and "
+            "handed back to a kernel, or a value read back to decide the next launch. Keep it on "
+            "the GPU: compute it in a kernel, and let the next kernel read it from device memory.");
     }
     if (!elsewhere_.empty()) {
         return std::string(
@@ -436,6 +455,7 @@ LaunchRecord ledger_end()
     }
     for (const emu::LedgerOperation& op : ledger.operations) {
         if (op.stream != g_window_stream) record.elsewhere.push_back(op.what + " ran on " + stream_name(op.stream));
+        if (op.what.find("device to host") != std::string::npos) record.to_host.push_back(op.what);
     }
     for (const emu::LedgerAllocation& a : ledger.allocated) record.allocated[a.address] = a.bytes;
     record.released = ledger.released;
@@ -469,6 +489,7 @@ struct Window {
     bool open = false;
     std::vector<RawKernel> kernels;
     std::vector<std::pair<std::string, std::uint32_t>> operations;   // copies and fills with their stream
+    std::vector<std::string> to_host;                                // copies from device to host
     LaunchRecord record;
 };
 Window g_window;
@@ -514,6 +535,8 @@ void CUPTIAPI buffer_completed(CUcontext, std::uint32_t, std::uint8_t* buffer, s
             case CUPTI_ACTIVITY_KIND_MEMCPY: {
                 const auto* m = reinterpret_cast<const MemcpyActivity*>(record);
                 g_window.operations.emplace_back(copy_kind_name(m->copyKind), m->streamId);
+                if (m->copyKind == CUPTI_ACTIVITY_MEMCPY_KIND_DTOH)
+                    g_window.to_host.push_back("a copy of " + std::to_string(m->bytes) + " bytes from device to host");
                 break;
             }
             case CUPTI_ACTIVITY_KIND_MEMSET: {
@@ -616,6 +639,7 @@ LaunchRecord ledger_end()
     for (const auto& [what, stream_id] : g_window.operations) {
         if (stream_id != given) record.elsewhere.push_back(what + " ran on another stream (the default stream?)");
     }
+    record.to_host = std::move(g_window.to_host);
     return record;
 }
 

@@ -52,6 +52,7 @@ struct LaunchRecord {
     bool available = false;               ///< false: this backend cannot record (no CUPTI); nothing below is known
     std::vector<KernelFacts> kernels;     ///< every kernel, in launch order (on any stream)
     std::vector<std::string> elsewhere;   ///< work that went to another stream, described for the learner
+    std::vector<std::string> to_host;     ///< copies from device to host (on any stream), described
     std::map<std::uintptr_t, std::size_t> allocated;   ///< device allocations made in the window
     std::vector<std::uintptr_t> released;              ///< device allocations released in the window
 
@@ -77,8 +78,9 @@ public:
     /// Adds the record of one call of the candidate's launcher.
     void add(const LaunchRecord& record);
     /// At the end of the correctness checks, the message of a wrong result, if any: a launcher that ran
-    /// kernels that are not its own (the reference solution's, or a library's), that never launched a
-    /// kernel, that put work on another stream, or whose device memory grew with its calls.
+    /// kernels that are not its own (the reference solution's, or a library's), that copied data to the
+    /// host, that put work on another stream, that never launched a kernel, or whose device memory grew
+    /// with its calls.
     std::optional<std::string> verdict() const;
 
 private:
@@ -87,6 +89,8 @@ private:
     int calls_ = 0;
     int kernels_on_stream_ = 0;
     std::vector<std::string> elsewhere_;
+    std::vector<std::string> to_host_;   ///< copies to the host, described (a few)
+    int calls_copying_to_host_ = 0;
     std::map<std::uintptr_t, std::size_t> kept_;   ///< allocations made by the launcher and not released yet
     int calls_that_kept_memory_ = 0;
 };

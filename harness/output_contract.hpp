@@ -35,8 +35,7 @@ namespace wb {
 inline void mark_unwritten(std::vector<float>& got, const std::vector<float>& before,
                            const std::vector<double>& expected, const Tolerance& tolerance)
 {
-    float poison;
-    std::memset(&poison, kPoisonByte, sizeof poison);
+    const float poison = poison_value<float>();
     for (std::size_t i = 0; i < got.size(); ++i) {
         const bool unchanged = std::memcmp(&got[i], &before[i], sizeof(float)) == 0;
         const double margin = tolerance.abs + tolerance.rel * std::fabs(expected[i]);
@@ -97,6 +96,30 @@ inline CompareReport diagnose_unset_output(const CompareReport& report, const st
         "the right result: it adds into *out without setting it to 0 first.\n  likely cause: the grader fills out "
         "with NaN before each call, and atomicAdd into a NaN stays NaN: set *out to 0 on the stream "
         "(cudaMemsetAsync) before the kernel.";
+    return added;
+}
+
+/// A vector output with NaN elements where finite ones were expected (@p report failed) that comes out right
+/// when the call runs again with 0 in every element (@p rerun_from_zero returns that run's report): the kernel
+/// adds into the output (atomicAdd of partial sums, split-K) without setting it to 0 first. Returns
+/// @p report unchanged otherwise.
+inline CompareReport diagnose_unset_vector(const CompareReport& report, const std::vector<float>& got,
+                                           const std::vector<double>& expected,
+                                           const std::function<CompareReport()>& rerun_from_zero)
+{
+    if (report.ok) return report;
+    std::int64_t nan_outputs = 0;
+    for (std::size_t i = 0; i < got.size(); ++i) nan_outputs += std::isnan(got[i]) && std::isfinite(expected[i]);
+    if (nan_outputs == 0 || !rerun_from_zero().ok) return report;
+    CompareReport added = report;
+    added.nothing_written = false;
+    added.untouched = 0;
+    added.message = std::to_string(nan_outputs) + " of " + std::to_string(got.size()) +
+                    " elements are NaN where finite values were expected, yet with 0 in every element before the "
+                    "call your kernel leaves the right result: it adds into the output without setting it to 0 "
+                    "first.\n  likely cause: the grader fills the output with NaN before each call, and atomicAdd "
+                    "into a NaN stays NaN: set the output to 0 on the stream (cudaMemsetAsync) before the kernel "
+                    "that adds into it.";
     return added;
 }
 

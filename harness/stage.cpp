@@ -296,6 +296,11 @@ void Stage::run(const Launch& launch)
     const LaunchRecord record = ledger_end();
     ledger_.add(record);
     if (record.available) last_kernels_ = record.kernels;
+    // A write past the end of any of the grader's arrays (an input or a workspace too, which nobody
+    // downloads) is named at once, before the values it may have spoiled are judged.
+    if (const std::optional<std::string> problem = written_guard()) throw StageFailure{Status::wrong, *problem};
+    // So is a write into an input the grader declared const (DeviceBuffer::protect).
+    if (const std::optional<std::string> problem = modified_input()) throw StageFailure{Status::wrong, *problem};
     // Work on another stream is named at once: the wrong values it may cause would hide the reason.
     if (!record.elsewhere.empty()) {
         if (const std::optional<std::string> problem = ledger_.verdict()) throw StageFailure{Status::wrong, *problem};

@@ -90,7 +90,7 @@ void dot_4_grid_atomic(const float* x, const float* y, float* out, std::int64_t 
 /// and must be set by the stage before the passes (the grader fills the workspace with NaN).
 /// Input: at least one finite value; -inf is allowed (its output is 0); no NaN.
 /// Checked: n = 1 ... 65537 on uniform values in [-8, 8); every value equal (each output 1/n,
-/// checked within 4 units of 2^-24); every value negative, the maximum -0.0 (an atomicMax by int
+/// checked within 2 (3 ln n + 32) units of 2^-24); every value negative, the maximum -0.0 (an atomicMax by int
 /// bits, or a test `v >= 0` that sends -0.0 to the int path, fails it); every value near -1e30 or in
 /// [-120, -100) (the maximum must be subtracted); -inf among finite values; one finite value among
 /// -inf; huge values. The tolerance is chapter 3's, with this file's depth. No speed target (an

@@ -43,6 +43,15 @@ TEST_CASE("LayerNorm: eps outside the square root is recognised", "[hints]")
     CHECK(contains(ch04::variance_formula_hint(var, outside, 33, kEps, 1e-6), "eps is added outside the square root"));
 }
 
+TEST_CASE("LayerNorm: the standard deviation, var + eps or the variance stored in rstd is recognised", "[hints]")
+{
+    const std::vector<double> var = {0.25, 1.0, 3.5, 0.0};
+    const auto stddev = rstd_by(var, [](double v) { return std::sqrt(v + kEps); });
+    CHECK(contains(ch04::variance_formula_hint(var, stddev, 33, kEps, 1e-6), "rstd holds the standard deviation"));
+    const auto var_eps = rstd_by(var, [](double v) { return v + kEps; });
+    CHECK(contains(ch04::variance_formula_hint(var, var_eps, 33, kEps, 1e-6), "rstd holds var + eps"));
+}
+
 TEST_CASE("LayerNorm: other wrong variances get no formula named", "[hints]")
 {
     const std::vector<double> var = {0.25, 1.0, 3.5, 0.0};
@@ -57,25 +66,43 @@ TEST_CASE("GEMM: NaN outputs that turn finite with a finite C are a read of C wi
 {
     const std::vector<double> expected = {1.0, 2.0, 3.0, 4.0};
     const std::vector<float> finite_c = {0.5f, 0.5f, 0.5f, 0.5f};
-    std::vector<float> nan_out(4);
-    std::memset(nan_out.data(), 0xFF, nan_out.size() * sizeof(float));   // 0 * poison keeps these bits on a CPU
-    const wb::CompareReport poisoned = wb::compare(expected, nan_out, wb::Tolerance::exact());
-    REQUIRE(poisoned.nothing_written);
-    const auto read_c = wb::diagnose_beta_zero(poisoned, nan_out, expected, finite_c, [] {
+    const std::vector<float> nan_out(4, std::nanf(""));   // 0 * poison: a NaN, not the poison
+    const wb::CompareReport computed_nan = wb::compare(expected, nan_out, wb::Tolerance::exact());
+    REQUIRE_FALSE(computed_nan.nothing_written);
+    const auto read_c = wb::diagnose_beta_zero(computed_nan, nan_out, expected, finite_c, [] {
         return std::vector<float>{1, 2, 3, 4};
     });
-    CHECK_FALSE(read_c.nothing_written);
     CHECK(contains(read_c.message, "beta = 0 must not read C"));
     // A kernel that writes nothing leaves the finite C as it was: still "not implemented yet".
-    const auto untouched = wb::diagnose_beta_zero(poisoned, nan_out, expected, finite_c, [&] { return finite_c; });
+    const std::vector<float> poisoned_out(4, wb::poison_value<float>());
+    const wb::CompareReport poisoned = wb::compare(expected, poisoned_out, wb::Tolerance::exact());
+    REQUIRE(poisoned.nothing_written);
+    const auto untouched = wb::diagnose_beta_zero(poisoned, poisoned_out, expected, finite_c, [&] { return finite_c; });
     CHECK(untouched.nothing_written);
     CHECK(contains(untouched.message, "not implemented yet"));
 }
 
+TEST_CASE("Vector outputs: NaN outputs that are right when the output starts at 0 were added into unset", "[hints]")
+{
+    const std::vector<double> expected = {1.0, 2.0, 3.0};
+    const std::vector<float> nan_out(3, std::nanf(""));
+    const wb::CompareReport report = wb::compare(expected, nan_out, wb::Tolerance::exact());
+    const auto added = wb::diagnose_unset_vector(report, nan_out, expected, [&] {
+        return wb::compare(expected, std::vector<float>{1, 2, 3}, wb::Tolerance::exact());
+    });
+    CHECK_FALSE(added.ok);
+    CHECK(contains(added.message, "3 of 3 elements are NaN"));
+    CHECK(contains(added.message, "without setting it to 0 first"));
+    // Still wrong from 0 (another bug): the report stays as it was.
+    const auto other = wb::diagnose_unset_vector(report, nan_out, expected, [&] {
+        return wb::compare(expected, std::vector<float>{1, 2, 4}, wb::Tolerance::exact());
+    });
+    CHECK(other.message == report.message);
+}
+
 TEST_CASE("Single results: a poisoned output that is right when it starts at 0 was added into unset", "[hints]")
 {
-    float poison;
-    std::memset(&poison, 0xFF, sizeof poison);   // what NaN + x keeps on a CPU
+    const float poison = wb::poison_value<float>();   // the output as the grader left it
     const wb::CompareReport untouched =
         wb::compare(std::vector<double>{6.0}, std::vector<float>{poison}, wb::Tolerance::exact());
     REQUIRE(untouched.nothing_written);

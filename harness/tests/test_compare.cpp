@@ -15,12 +15,7 @@ wb::CompareReport run(const std::vector<double>& expected, const std::vector<flo
     return wb::compare(expected, got, tolerance, layout);
 }
 
-float poison()
-{
-    float p;
-    std::memset(&p, wb::kPoisonByte, sizeof p);
-    return p;
-}
+float poison() { return wb::poison_value<float>(); }
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
@@ -52,6 +47,19 @@ TEST_CASE("poison is told apart from a computed NaN", "[compare]")
 {
     CHECK(wb::is_poison(poison()));
     CHECK_FALSE(wb::is_poison(std::nanf("")));
+    // Arithmetic on the poison gives another NaN, also on a CPU, which keeps a NaN operand's payload (the
+    // CPU emulator): float and double poisons are signalling NaNs, and a result is always quiet.
+    volatile float p = poison();
+    CHECK(std::isnan(p + 1.0f));
+    CHECK_FALSE(wb::is_poison(static_cast<float>(p + 1.0f)));
+    CHECK_FALSE(wb::is_poison(static_cast<float>(0.0f * p)));
+    volatile double d = wb::poison_value<double>();
+    CHECK(std::isnan(d));
+    CHECK(wb::is_poison(static_cast<double>(d)));
+    CHECK_FALSE(wb::is_poison(static_cast<double>(d * 2.0)));
+    // The 16-bit floats and integers keep 0xFF bytes.
+    CHECK(wb::poison_bytes<std::uint16_t>() == std::vector<unsigned char>{0xFF, 0xFF});
+    CHECK(wb::poison_bytes<int>() == std::vector<unsigned char>(4, 0xFF));
     const auto report = run({1, 2}, {std::nanf(""), 2});
     CHECK(report.untouched == 0);
     CHECK(contains(report.message, "produced NaN"));

@@ -53,6 +53,33 @@ TEST_CASE("ledger: no kernel in any call is a wrong result, one call without a k
     CHECK_FALSE(some.verdict().has_value());
 }
 
+TEST_CASE("ledger: a copy from device to host in a launcher that runs kernels is host work; with no kernel, no kernel")
+{
+    wb::LedgerJudge judge;
+    wb::LaunchRecord r = call_with({kernel()});
+    r.to_host.push_back("a copy of 4096 bytes from device to host");
+    judge.add(r);
+    judge.add(call_with({kernel()}));
+    REQUIRE(judge.verdict().has_value());
+    CHECK(contains(*judge.verdict(), "copies data from the GPU to the host: 1 of its 2 calls did:"));
+    CHECK(contains(*judge.verdict(), "a copy of 4096 bytes from device to host"));
+
+    // On another stream too (a synchronous cudaMemcpy): the copy to the host is the reason named.
+    wb::LedgerJudge sync_copy;
+    r.elsewhere.push_back("cudaMemcpy (device to host) ran on the legacy default stream");
+    sync_copy.add(r);
+    REQUIRE(sync_copy.verdict().has_value());
+    CHECK(contains(*sync_copy.verdict(), "copies data from the GPU to the host"));
+
+    // Copies alone, no kernel anywhere: "launched no kernel", as before.
+    wb::LedgerJudge copies_only;
+    wb::LaunchRecord c = call_with({});
+    c.to_host.push_back("cudaMemcpyAsync (device to host)");
+    for (int i = 0; i < 3; ++i) copies_only.add(c);
+    REQUIRE(copies_only.verdict().has_value());
+    CHECK(contains(*copies_only.verdict(), "launched no kernel"));
+}
+
 TEST_CASE("ledger: work on another stream is named, whatever else happened")
 {
     wb::LedgerJudge judge;

@@ -170,6 +170,28 @@ TEST_CASE("an intact guard says nothing; a written one says where", "[verdicts]"
     CHECK(contains(*text, "elements 10 to 11"));
 }
 
+TEST_CASE("an input that changed is named with its first changed element", "[verdicts]")
+{
+    const std::vector<float> x = {1.5f, 2.0f, -3.0f, 4.0f};
+    std::vector<float> y = x;
+    auto bytes = [](const std::vector<float>& v) {
+        return std::vector<unsigned char>(reinterpret_cast<const unsigned char*>(v.data()),
+                                          reinterpret_cast<const unsigned char*>(v.data() + v.size()));
+    };
+    CHECK_FALSE(wb::describe_input_change(bytes(x), bytes(y), sizeof(float)));
+    y[2] = 0.25f;
+    y[3] = -4.0f;
+    const auto text = wb::describe_input_change(bytes(x), bytes(y), sizeof(float));
+    REQUIRE(text);
+    CHECK(contains(*text, "wrote into an input array: 2 of its 4 elements changed"));
+    CHECK(contains(*text, "element 2: -3 became 0.25"));
+    CHECK(contains(*text, "the inputs are const"));
+    // Other element sizes: the index alone.
+    const auto halves = wb::describe_input_change({1, 2, 3, 4}, {1, 2, 3, 5}, 2);
+    REQUIRE(halves);
+    CHECK(contains(*halves, "1 of its 2 elements changed (first element 1)"));
+}
+
 TEST_CASE("a stage that needs a newer GPU is skipped with the reason; one that does not runs", "[verdicts]")
 {
     const wb::StageInfo any{3, "any GPU", 1.5};

@@ -126,6 +126,7 @@ void check_add_once(wb::Stage& stage, AddLauncher add, const std::vector<float>&
                     const std::string& label)
 {
     wb::DeviceBuffer<float> da(a), db(b), dc(a.size());
+    da.protect(), db.protect();
     dc.poison();
     stage.run([&](cudaStream_t s) { add(da.data(), db.data(), dc.data(), static_cast<int64_t>(a.size()), s); });
     stage.expect(wb::compare(ch01::add_reference(a, b), dc.download(), wb::Tolerance::exact()), label);
@@ -212,6 +213,7 @@ void check_add_act_once(wb::Stage& stage, ActLauncher<T> f, const std::vector<T>
                         Activation act, const std::string& label)
 {
     wb::DeviceBuffer<T> da(a), db(b), dy(a.size());
+    da.protect(), db.protect();
     dy.poison();
     stage.run([&](cudaStream_t s) { f(da.data(), db.data(), dy.data(), static_cast<int64_t>(a.size()), act, s); });
     stage.expect(wb::compare(add_act_expected(a, b, act), dy.download(), add_act_tolerance<T>(act)),

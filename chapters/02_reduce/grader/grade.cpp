@@ -369,6 +369,7 @@ void check_cases(wb::Stage& stage, const std::vector<Case>& cases, Launch launch
         const auto n = static_cast<int64_t>(c.x.size());
         wb::DeviceBuffer<float> dx(c.x);
         wb::DeviceBuffer<float> dy(c.y.empty() ? std::vector<float>{0.0f} : c.y);
+        dx.protect(), dy.protect();   // const inputs: stage.run names a write into them
         bool first_ok = false;
         for (int call = 1; call <= kCallsPerCase; ++call) {
             out.poison();
@@ -388,18 +389,6 @@ void check_cases(wb::Stage& stage, const std::vector<Case>& cases, Launch launch
             }
             stage.expect(report,
                          c.label + (call > 1 ? " (call " + std::to_string(call) + " on the same workspace)" : ""));
-        }
-        if (n == 65537) {   // the input must come back as it went in
-            const bool same_x = dx.download() == c.x;
-            const bool same_y = c.y.empty() || dy.download() == c.y;
-            if (!same_x || !same_y) {
-                wb::CompareReport report;
-                report.ok = false;
-                report.message =
-                    "the result is right, but the input array was modified: the input is const, keep "
-                    "partial sums in shared memory or the workspace.";
-                stage.expect(report, c.label + ", input unchanged");
-            }
         }
     }
 }

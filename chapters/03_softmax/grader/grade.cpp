@@ -6,6 +6,7 @@
 #include "harness/emulated_profile.hpp"
 #include "harness/sampling.hpp"
 
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <limits>
@@ -19,13 +20,14 @@ template <typename T>
 using Launcher = void (*)(const T*, T*, int64_t, int64_t, cudaStream_t);
 
 /// Row lengths every stage must get right: tiny ones (narrow thread groups), around the warp size
-/// and the vector widths (every remainder mod 4 and mod 8), around 1024 and 2048 (the register
+/// and the vector widths (every remainder mod 4 and mod 8, also at lengths longer than a warp's
+/// vectors: 34, 38, 66, 70, 130, 514, 1022, 1026, 2050), around 1024 and 2048 (the register
 /// paths' limits), powers of two and their neighbours up to 32768, and past the shared memory of
 /// any GPU (65537 floats are 256 KB).
-const std::vector<int64_t> kCols = {1,    2,    3,    4,    5,    7,     8,     9,     16,    17,    31,
-                                    32,   33,   63,   64,   65,   100,   127,   128,   129,   255,   256,
-                                    257,  500,  513,  1000, 1023, 1024,  1025,  1536,  2047,  2048,  2049,
-                                    3001, 4096, 4099, 8191, 8192, 12289, 16384, 16387, 32768, 32771, 65537};
+const std::vector<int64_t> kCols = {
+    1,    2,    3,    4,    5,    7,    8,    9,    16,   17,   31,   32,    33,    34,    38,    63,    64,   65,
+    66,   70,   100,  127,  128,  129,  130,  255,  256,  257,  500,  513,   514,   1000,  1022,  1023,  1024, 1025,
+    1026, 1536, 2047, 2048, 2049, 2050, 3001, 4096, 4099, 8191, 8192, 12289, 16384, 16387, 32768, 32771, 65537};
 
 /// What the special rows at the top of every test matrix hold (the report names the row).
 const char* const kSpecialRows[] = {
@@ -108,6 +110,32 @@ std::string describe_row(const wb::CompareReport& report, int64_t cols)
     return "\n  row " + std::to_string(r) + " holds random values in [-8, 8).";
 }
 
+/// NaN outputs on a row that holds -inf, or whose values are too close to zero for any exponential to
+/// overflow (|x| < 80): the NaN then comes from exp(-inf - (-inf)), the -inf of the input or of the start
+/// of a maximum over lanes or pairs that saw no element.
+template <typename T>
+std::string negative_infinity_nan_hint(const wb::CompareReport& report, const std::vector<T>& x,
+                                       const std::vector<double>& expected, int64_t cols)
+{
+    if (report.ok || report.first_bad < 0 || report.untouched > 0) return "";
+    if (!std::isnan(report.got_at_first) || !std::isfinite(expected[static_cast<std::size_t>(report.first_bad)]))
+        return "";
+    const int64_t r = report.first_bad / cols;
+    const auto first = x.begin() + r * cols;
+    const bool has_negative_infinity = std::any_of(first, first + cols, [](T v) {
+        const float f = static_cast<float>(v);
+        return std::isinf(f) && f < 0.0f;
+    });
+    const bool no_overflow =
+        std::all_of(first, first + cols, [](T v) { return std::fabs(static_cast<float>(v)) < 80.0f; });
+    if (!has_negative_infinity && !no_overflow) return "";
+    return std::string("\n  this row ") +
+           (has_negative_infinity ? "holds -inf" : "has no value that exp can overflow on") +
+           ": the NaN comes from exp(-inf - (-inf)). A running maximum that is still -inf (nothing but -inf seen "
+           "yet, an empty pair in an online merge of lanes that saw no element, or the -inf start of a reduction) "
+           "makes m_old - m_new NaN: when the new maximum is -inf, keep the sum at 0 instead of rescaling it.";
+}
+
 /// How deep a chain of additions a stage may build: all of a row in one thread for stage 1, a
 /// row shared by at least 32 threads for the others.
 double depth_of(int stage, int64_t cols)
@@ -120,16 +148,35 @@ void check_once(wb::Stage& stage, Launcher<T> launch, int64_t rows, int64_t cols
 {
     const std::vector<T> x = make_input<T>(rows, cols, kind, rng);
     wb::DeviceBuffer<T> dx(x), dy(x.size());
+    dx.protect();
     dy.poison();
     stage.run([&](cudaStream_t s) { launch(dx.data(), dy.data(), rows, cols, s); });
     auto expected = ch03::softmax_reference(x, rows, cols, kind == Kind::log_softmax);
     const wb::Tolerance tolerance = tolerance_for(x, rows, cols, depth_of(stage.info().id, cols), kind);
     // exp (and, for log-softmax, log) is part of the operation: an overflow of exp or a log of 0 can
     // explain non-finite outputs here.
-    wb::CompareReport report = wb::compare(expected, dy.download(), tolerance, wb::Layout::matrix(rows, cols),
+    const std::vector<T> got = dy.download();
+    wb::CompareReport report = wb::compare(expected, got, tolerance, wb::Layout::matrix(rows, cols),
                                            wb::Operation::exponential(kind == Kind::log_softmax));
-    report.message += describe_row(report, cols);
-    stage.expect(report, std::to_string(rows) + " x " + std::to_string(cols));
+    report.message += describe_row(report, cols) + negative_infinity_nan_hint(report, x, expected, cols);
+    const std::string label = std::to_string(rows) + " x " + std::to_string(cols);
+    stage.expect(report, label);
+    if constexpr (std::is_same_v<T, float>) {
+        // Row 0 (one finite value among -inf) has exact outputs in float: exp(0) = 1 and a sum of 1, so
+        // 1 (log-softmax: 0) at the finite value and 0 (-inf) elsewhere. A bias within the tolerance
+        // above (1 / (sum + 1e-5), say) shows here.
+        const std::vector<double> row0(expected.begin(), expected.begin() + cols);
+        const std::vector<T> got0(got.begin(), got.begin() + cols);
+        wb::CompareReport exact = wb::compare(row0, got0, {0.0, 2 * 0x1.0p-24});
+        if (!exact.ok) {
+            exact.message +=
+                "\n  row 0 holds one finite value, every other value -inf: its outputs are exact in "
+                "float (exp(0) = 1, a sum of exactly 1), so they must be 1 (log-softmax: 0) and 0 "
+                "(-inf) to within 2 units of 2^-24. A constant added to the sum or the output (an "
+                "eps in the denominator) is off here.";
+        }
+        stage.expect(exact, label + ", row 0 exactly");
+    }
 }
 
 /// Every row length up to @p max_cols, then many rows of a short length (odd and even row counts).

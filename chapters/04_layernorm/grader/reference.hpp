@@ -88,7 +88,8 @@ inline bool matches_within(double alternative, double got, double rel)
 }
 
 /// The wrong variance formula that every wrong rstd follows, if one does: the sample variance (divisor
-/// n - 1, Bessel's correction) or eps outside the square root. Empty when neither explains them.
+/// n - 1, Bessel's correction), eps outside the square root, or another statistic stored (the standard
+/// deviation, var + eps, the variance). Empty when none explains them.
 inline std::string variance_formula_hint(const std::vector<double>& var, const std::vector<float>& rstd_got,
                                          std::int64_t cols, double eps, double rstd_rel)
 {
@@ -104,6 +105,14 @@ inline std::string variance_formula_hint(const std::vector<double>& var, const s
         {[](double v, double, double e) { return 1.0 / (std::sqrt(v) + e); },
          "eps is added outside the square root, 1 / (sqrt(var) + eps): the formula is 1 / sqrt(var + eps) "
          "(rsqrtf(var + eps)). Rows of small variance show the difference."},
+        // Another statistic stored in rstd (y, computed from the right rstd, may still be right).
+        {[](double v, double, double e) { return std::sqrt(v + e); },
+         "rstd holds the standard deviation sqrt(var + eps), not its reciprocal 1 / sqrt(var + eps): store the "
+         "value you multiply (x - mean) by."},
+        {[](double v, double, double e) { return v + e; },
+         "rstd holds var + eps, not 1 / sqrt(var + eps): store the value you multiply (x - mean) by."},
+        {[](double v, double, double) { return v; },
+         "rstd holds the variance, not 1 / sqrt(var + eps): store the value you multiply (x - mean) by."},
     };
     for (const Formula& f : formulas) {
         std::int64_t wrong = 0, explained = 0;

@@ -32,7 +32,7 @@ __global__ void compare_transpose_kernel(const float* __restrict__ in, const flo
         const unsigned expected = __float_as_uint(in[r * cols + c]);
         if (got != expected) {
             atomicAdd(&counters->bad, 1ull);
-            if (got == 0xFFFFFFFFu) atomicAdd(&counters->untouched, 1ull);   // still the poison (0xFF bytes)
+            if (got == wb::kFloatPoisonBits) atomicAdd(&counters->untouched, 1ull);   // still the poison
             atomicMin(&counters->first_bad, static_cast<unsigned long long>(o));
         }
     }

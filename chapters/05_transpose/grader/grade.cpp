@@ -78,6 +78,7 @@ void check_transpose(wb::Stage& stage, Launcher transpose)
     for (const auto& [rows, cols] : shapes) {
         const std::vector<float> in = matrix_values(rows * cols, rng);
         wb::DeviceBuffer<float> din(in), dout(in.size());
+        din.protect();
         dout.poison();
         stage.run([&](cudaStream_t s) { transpose(din.data(), dout.data(), rows, cols, s); });
         // The output is cols x rows.

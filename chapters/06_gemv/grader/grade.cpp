@@ -7,7 +7,9 @@
 #include "06_gemv/grader/baselines.hpp"
 #include "06_gemv/grader/reference.hpp"
 #include "harness/emulated_profile.hpp"
+#include "harness/output_contract.hpp"
 
+#include <cmath>
 #include <utility>
 
 namespace {
@@ -19,16 +21,20 @@ struct Shape {
     int64_t M, K;
 };
 
-/// Shapes every stage must get right: K = 1, 3, 33, 1001 and every remainder mod 4; K below, at
-/// and above every group width of stage 4 (4, 8, 16, 32, 64, 128 floats); tall (M >> K), wide
-/// (K >> M) and square; and shapes that reach every branch of stage 6's dispatch (K / 4 = 1, 2, 4,
-/// up to 32, up to 255, from 256 on, and K % 4 != 0).
-const std::vector<Shape> kShapes = {{1, 1},       {1, 3},       {3, 1},      {7, 5},      {33, 33},    {1, 1001},
-                                    {1001, 1},    {1000, 3},    {3, 1000},   {100, 4},    {100, 8},    {257, 16},
-                                    {257, 32},    {129, 64},    {1000, 128}, {65, 127},   {64, 129},   {500, 200},
-                                    {1001, 1001}, {5000, 33},   {20000, 16}, {30001, 4},  {10000, 8},  {2, 100003},
-                                    {64, 65536},  {20000, 260}, {40000, 32}, {100, 1020}, {300, 1024}, {3, 4096},
-                                    {70001, 3}};   // more rows than a grid's y dimension holds (65535)
+/// Shapes every stage must get right (5000 x 33 second: the compute-sanitizer pass runs the first
+/// few cases only, and needs one with more rows than a persistent grid has blocks): K = 1, 3, 33,
+/// 1001 and every remainder mod 4; K below, at and above every group width of stage 4 (4, 8, 16, 32, 64, 128 floats), and inside each width's
+/// range at a K that is not a power of two (12, 20, 48, 80, 124: a group that covers a row's
+/// vectors only when their count is a power of two fails there); tall (M >> K), wide (K >> M) and
+/// square; and shapes that reach every branch of stage 6's dispatch (K / 4 = 1, 2, 4, up to 32, up
+/// to 255, from 256 on, at and off multiples of 256 (4100, 5000), and K % 4 != 0).
+const std::vector<Shape> kShapes = {{1, 1},      {5000, 33},   {1, 3},      {3, 1},      {7, 5},      {33, 33},
+                                    {1, 1001},   {1001, 1},    {1000, 3},   {3, 1000},   {100, 4},    {100, 8},
+                                    {257, 16},   {257, 32},    {129, 64},   {1000, 128}, {65, 127},   {64, 129},
+                                    {500, 200},  {1001, 1001}, {20000, 16}, {30001, 4},  {10000, 8},  {2, 100003},
+                                    {64, 65536}, {20000, 260}, {40000, 32}, {100, 1020}, {300, 1024}, {3, 4096},
+                                    {50, 12},    {50, 20},     {40, 48},    {30, 80},    {20, 124},   {9, 4100},
+                                    {5, 5000},   {70001, 3}};   // more rows than a grid's y dimension holds (65535)
 
 /// Checked on a GPU only: more rows than 16 per block along y could cover (a warp per row, 8 or 16
 /// rows per block, on gridDim.y).
@@ -53,10 +59,21 @@ void check_once(wb::Stage& stage, Launcher gemv, const std::vector<float>& A, co
                 const Shape& s, bool exact, const std::string& label)
 {
     wb::DeviceBuffer<float> dA(A), dx(x), dy(static_cast<std::size_t>(s.M));
+    dA.protect(), dx.protect();   // const inputs: stage.run names a write into them
     dy.poison();
-    stage.run([&](cudaStream_t st) { gemv(dA.data(), dx.data(), dy.data(), s.M, s.K, st); });
+    const auto run = [&] { stage.run([&](cudaStream_t st) { gemv(dA.data(), dx.data(), dy.data(), s.M, s.K, st); }); };
+    run();
     const ch06::GemvReference ref = ch06::gemv_reference(A, x, s.M, s.K);
-    stage.expect(wb::compare(ref.y, dy.download(), exact ? wb::Tolerance::exact() : dot_tolerance(ref, s.K)), label);
+    const wb::Tolerance tolerance = exact ? wb::Tolerance::exact() : dot_tolerance(ref, s.K);
+    const std::vector<float> got = dy.download();
+    const wb::CompareReport report = wb::compare(ref.y, got, tolerance);
+    stage.expect(wb::diagnose_unset_vector(report, got, ref.y,
+                                           [&] {
+                                               WB_CUDA_CHECK(cudaMemset(dy.data(), 0, dy.bytes()));
+                                               run();
+                                               return wb::compare(ref.y, dy.download(), tolerance);
+                                           }),
+                 label);
 }
 
 void check_gemv(wb::Stage& stage, Launcher gemv)
@@ -75,6 +92,19 @@ void check_gemv(wb::Stage& stage, Launcher gemv)
         const auto Af = wb::uniform_floats(static_cast<std::size_t>(s.M * s.K), -1.f, 1.f, rng);
         const auto xf = wb::uniform_floats(static_cast<std::size_t>(s.K), -1.f, 1.f, rng);
         check_once(stage, gemv, Af, xf, s, false, shape_label(s) + ", random values");
+    }
+    // Infinities and NaN (the contract allows any values): a row holding one infinity sums to that
+    // infinity, one holding +inf and -inf products to NaN, one holding a NaN to NaN, in any order of the
+    // additions; the other rows are small integers (exact). Compensated (Kahan) sums turn inf into NaN.
+    for (const Shape& s : std::vector<Shape>{{6, 33}, {6, 1001}, {6, 4100}}) {
+        auto A = wb::nonzero_small_integers(static_cast<std::size_t>(s.M * s.K), 8, rng);
+        const auto x = wb::nonzero_small_integers(static_cast<std::size_t>(s.K), 8, rng);
+        A[static_cast<std::size_t>(s.K / 2)] = INFINITY;       // row 0
+        A[static_cast<std::size_t>(s.K)] = -INFINITY;          // row 1
+        A[static_cast<std::size_t>(2 * s.K + 1)] = INFINITY;   // row 2: both signs
+        A[static_cast<std::size_t>(3 * s.K - 1)] = -INFINITY;
+        A[static_cast<std::size_t>(4 * s.K - 1)] = std::nanf("");   // row 3
+        check_once(stage, gemv, A, x, s, true, shape_label(s) + ", +-inf and NaN in rows 0 to 3");
     }
 }
 

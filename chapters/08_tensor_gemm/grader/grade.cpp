@@ -60,6 +60,7 @@ void check_case(wb::Stage& stage, Hgemm hgemm, const Case& c, ch08::Dtype dtype,
     const auto B = ch08::make_values(static_cast<std::size_t>(c.N) * c.K, c.shift, rng);
     const auto C = wb::uniform_floats(static_cast<std::size_t>(c.M) * c.N, -1.0f, 1.0f, rng);
     wb::DeviceBuffer<std::uint16_t> dA(ch08::encode_all(A, dtype)), dB(ch08::encode_all(B, dtype));
+    dA.protect(), dB.protect();   // const inputs: stage.run names a write into them
     wb::DeviceBuffer<float> dC(C);
     if (c.beta == 0.0f) dC.poison();   // NaN: a kernel that reads C when beta == 0 gets NaN
     stage.run(
@@ -105,6 +106,7 @@ void check_against_cublas(wb::Stage& stage, Hgemm hgemm, const Case& c, ch08::Dt
     const auto B = ch08::make_values(static_cast<std::size_t>(c.N) * c.K, c.shift, rng);
     const auto C = wb::uniform_floats(static_cast<std::size_t>(c.M) * c.N, -1.0f, 1.0f, rng);
     wb::DeviceBuffer<std::uint16_t> dA(ch08::encode_all(A, dtype)), dB(ch08::encode_all(B, dtype));
+    dA.protect(), dB.protect();   // const inputs: stage.run names a write into them
     wb::DeviceBuffer<float> dC(C), dR(C);
     if (c.beta == 0.0f) dC.poison();
     stage.run(

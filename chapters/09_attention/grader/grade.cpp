@@ -159,6 +159,7 @@ void check_case(wb::Stage& stage, Attention attention, const Case& c, ch08::Dtyp
     const ch09::Inputs in = make_inputs(c, s, rng);
     wb::DeviceBuffer<std::uint16_t> dq(ch08::encode_all(in.q, dtype)), dk(ch08::encode_all(in.k, dtype)),
         dv(ch08::encode_all(in.v, dtype));
+    dq.protect(), dk.protect(), dv.protect();   // const inputs: stage.run names a write into them
     wb::DeviceBuffer<std::uint16_t> dO(ch09::q_elements(s));
     wb::DeviceBuffer<float> dL(static_cast<std::size_t>(ch09::rows_total(s)));
     dO.poison(), dL.poison();   // NaN: every element must be written, masked rows too
