@@ -8,13 +8,13 @@
 // of each row: warps 1 to 7 go on to their next row and store its warp sums into the slots warp 0 may
 // not have read yet. The reference's wb::block_reduce_sum has that barrier; a hand-written one often
 // does not, because with one row per block it is not needed. The race only exists where a block does
-// more than one row, that is where M exceeds the grid (about a thousand rows on an H100); the grader's
-// racecheck pass runs only its first, tiny shapes (M <= 7), where every block does one row, and on a
-// GPU warp 0's few shuffles almost always win against a whole row of loads, so the values come out
-// right. Seen on an H200: passed (x1.73, "memcheck, racecheck and synccheck found nothing"); with
-// WORKBOOK_SANITIZER_RUNS=40, so that the pass reaches 5000 x 33, racecheck reported the hazard. The
-// sanitizer pass must include a shape with more rows than the launch has blocks. The emulator's
-// shared-memory checker sees the store over a word another warp read in the same barrier interval.
+// more than one row, that is where M exceeds the grid (about a thousand rows on an H100), and on a GPU
+// warp 0's few shuffles almost always win against a whole row of loads, so the values come out right:
+// only the racecheck pass can see it, and it runs the grader's first few shapes only. When those were
+// all tiny (M <= 7), an H200 passed it (x1.73, "memcheck, racecheck and synccheck found nothing"); with
+// WORKBOOK_SANITIZER_RUNS=40, so that the pass reached 5000 x 33, racecheck reported the hazard. 5000 x
+// 33 is now the grader's second shape. The emulator's shared-memory checker sees the store over a word
+// another warp read in the same barrier interval.
 #include "06_gemv/stages.cuh"
 #include "common/primitives.cuh"
 

@@ -6,10 +6,9 @@
 // launcher never sets it (a cudaMemsetAsync of y on the stream before the kernel), and the contract
 // says y holds garbage on entry. The grader fills y with NaN, and NaN + x is NaN, so it must reject the
 // kernel and, as the graders of chapters 2 and 10 do for a single result (harness/output_contract.hpp),
-// name the missing initialisation. Seen on an H200 and on the CPU emulator: rejected as wrong on the
-// first case, 1 x 1, but the cause given is the generic one for NaN ("a read of memory nobody wrote
-// (uninitialised shared memory, a partial result read before it was stored, an index past the end of
-// an array), or 0 / 0, inf - inf, 0 * inf"), which never says that y must be set to 0 first.
+// name the missing initialisation: it runs the call again with y = 0 and, when y then comes out right,
+// says so. (Before that check, an H200 and the CPU emulator rejected it on the first case, 1 x 1, with
+// the generic cause for NaN, a read of memory nobody wrote, which never says that y must be set to 0.)
 #include "06_gemv/stages.cuh"
 #include "common/primitives.cuh"
 
