@@ -7,10 +7,10 @@
 // the reference, well inside the tolerance). But the contract allows any values, and an infinite
 // element of A (an overflowed weight, a masked score) makes c = (inf - s) - inf = NaN, and the NaN then
 // poisons every later step of that lane: the row's result is NaN where y[i] is +inf or -inf. A plain
-// float sum, in any order, gives the infinity. The grader's inputs are small integers and values in
-// [-1, 1] only, so it never sees it: it must add rows holding an infinity (a single one gives +-inf
-// whatever the order of summation; two of opposite signs give NaN) and NaN. Seen on an H200 and on the
-// CPU emulator: passed.
+// float sum, in any order, gives the infinity. A grader whose inputs are small integers and values in
+// [-1, 1] only never sees it (an H200 and the CPU emulator passed it when this grader's were): it must
+// have rows holding an infinity (a single one gives +-inf whatever the order of summation; two of
+// opposite signs give NaN) and NaN, as it now has.
 #include "06_gemv/stages.cuh"
 #include "common/primitives.cuh"
 

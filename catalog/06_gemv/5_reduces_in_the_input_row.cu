@@ -8,7 +8,8 @@
 // input: after the call the first 256 columns of every row with K >= 256 hold partial sums, and a
 // caller that multiplies the same weights by the next vector (every decoding step of an LLM) gets
 // garbage. The grader must compare A and x after the call with what it uploaded and name the write
-// into the input. Seen on an H200: passed, x1.53 over reference stage 4. The recheck after timing does
+// into the input, as it now does after every call (an H200 passed it before, x1.53 over reference stage
+// 4). The recheck after timing does
 // recompute the reference from the overwritten A, but at K = 262144 its tolerance, (K + 1) 2^-24
 // sum |a x|, is about 1000, and the 256 overwritten columns change y by far less than that.
 #include "06_gemv/stages.cuh"

@@ -6,12 +6,13 @@
 // __expf(x[i] - m - __logf(sum)), the form FlashAttention keeps (one log-sum-exp per row, then
 // exp(s - lse)) instead of a multiplication by 1 / sum. Its error is a few units of 2^-24 times
 // |x - m| + log(sum) (log n at most), far inside the grader's bound 2 (3 D + 5 depth + 32) 2^-24.
-// The grader checks all-equal vectors more tightly, within 4 units of 2^-24 of 1/n, which the
-// reference meets because exp(0) is exactly 1 and the sum exactly n; here each output is
+// The grader checks all-equal vectors more tightly. It used to allow 4 units of 2^-24 of 1/n, which
+// the reference meets because exp(0) is exactly 1 and the sum exactly n; here each output is
 // exp(-log n), and with log 65537 = 11.09 an error of a unit in the last place of the argument
 // (2^-20) is 16 units of 2^-24 in the output. Measured on an H200: __expf(-__logf(65537)) is 11
-// units of 2^-24 above 1/65537 (n = 1000: 2.75 units; expf and logf: about 1 unit). A right kernel:
-// the grader must pass it on a GPU. (On the CPU emulator __expf and __logf are the accurate library
+// units of 2^-24 above 1/65537 (n = 1000: 2.75 units; expf and logf: about 1 unit). The bound is now
+// 2 (3 ln n + 32) units (130 at n = 65537, below the 256 of one element lost). A right kernel: the
+// grader must pass it on a GPU (an H100 did, with that bound). (On the CPU emulator __expf and __logf are the accurate library
 // functions, the outputs of the all-equal vectors stay within about one unit, and it passes.)
 #include "10_interview_classics/stages.cuh"
 #include "common/primitives.cuh"
