@@ -54,8 +54,7 @@ void softmax_1_three_kernels(const float* x, float* y, std::int64_t rows, std::i
 
     float* d_stats = nullptr;
     WB_CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&d_stats), stats.size() * sizeof(float), stream));
-    WB_CUDA_CHECK(
-        cudaMemcpyAsync(d_stats, stats.data(), stats.size() * sizeof(float), cudaMemcpyHostToDevice, stream));
+    WB_CUDA_CHECK(cudaMemcpyAsync(d_stats, stats.data(), stats.size() * sizeof(float), cudaMemcpyHostToDevice, stream));
     const auto blocks = static_cast<unsigned>(wb::ceil_div<std::int64_t>(n, kThreads));
     normalise_from_stats_kernel<<<blocks, kThreads, 0, stream>>>(x, d_stats, y, n, cols);
     WB_CHECK_LAUNCH();

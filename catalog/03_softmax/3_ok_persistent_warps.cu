@@ -35,8 +35,7 @@ __device__ __forceinline__ float butterfly_sum(float v)
 }
 
 __global__ void __launch_bounds__(kThreads)
-    softmax_persistent_kernel(const float* __restrict__ x, float* __restrict__ y, std::int64_t rows,
-                              std::int64_t cols)
+    softmax_persistent_kernel(const float* __restrict__ x, float* __restrict__ y, std::int64_t rows, std::int64_t cols)
 {
     const int lane = threadIdx.x % wb::kWarpSize;
     const std::int64_t first = static_cast<std::int64_t>(blockIdx.x) * kWarpsPerBlock + threadIdx.x / wb::kWarpSize;

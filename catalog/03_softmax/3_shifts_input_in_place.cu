@@ -27,7 +27,7 @@ __global__ void __launch_bounds__(kThreads)
 {
     const std::int64_t row = static_cast<std::int64_t>(blockIdx.x) * kRowsPerBlock + threadIdx.x / wb::kWarpSize;
     const int lane = threadIdx.x % wb::kWarpSize;
-    if (row >= rows) return;   // the whole warp leaves together
+    if (row >= rows) return;                          // the whole warp leaves together
     float* xr = const_cast<float*>(x) + row * cols;   // the bug: the input is written
     float* yr = y + row * cols;
 

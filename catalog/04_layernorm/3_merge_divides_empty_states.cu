@@ -23,7 +23,7 @@ __device__ __forceinline__ ch04::Welford merge(const ch04::Welford& a, const ch0
 {
     const float count = a.count + b.count;   // the bug: no test for count == 0 (two empty lanes)
     const float delta = b.mean - a.mean;
-    const float b_share = b.count / count;    // 0 / 0 = NaN when both are empty
+    const float b_share = b.count / count;   // 0 / 0 = NaN when both are empty
     ch04::Welford out;
     out.mean = a.mean + delta * b_share;
     out.m2 = a.m2 + b.m2 + delta * delta * a.count * b_share;

@@ -24,9 +24,8 @@ constexpr int kRowsPerBlock = kThreads / wb::kWarpSize;
 
 /// kAligned: K % 4 == 0, every row starts on a 16-byte boundary (A comes from cudaMalloc).
 template <bool kAligned>
-__global__ void __launch_bounds__(kThreads)
-    gemv_peeled_kernel(const float* __restrict__ A, const float* __restrict__ x, float* __restrict__ y,
-                       std::int64_t M, std::int64_t K)
+__global__ void __launch_bounds__(kThreads) gemv_peeled_kernel(const float* __restrict__ A, const float* __restrict__ x,
+                                                               float* __restrict__ y, std::int64_t M, std::int64_t K)
 {
     const int lane = threadIdx.x % wb::kWarpSize;
     const std::int64_t row = static_cast<std::int64_t>(blockIdx.x) * kRowsPerBlock + threadIdx.x / wb::kWarpSize;
@@ -47,7 +46,7 @@ __global__ void __launch_bounds__(kThreads)
         if (head > K) head = K;
         const std::int64_t vectors = (K - head) / 4;
         const auto* a4 = reinterpret_cast<const float4*>(a + head);   // 16-byte aligned
-        const float* xs = x + head;   // not 16-byte aligned: read one float at a time
+        const float* xs = x + head;                                   // not 16-byte aligned: read one float at a time
         if (lane < head) sum += a[lane] * __ldg(&x[lane]);
         for (std::int64_t k = lane; k < vectors; k += wb::kWarpSize) {
             const float4 av = a4[k];

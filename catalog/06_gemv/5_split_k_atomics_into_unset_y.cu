@@ -26,8 +26,7 @@ __device__ __forceinline__ float dot4(float4 a, float4 b) { return a.x * b.x + a
 /// Block (row, s) sums columns [s * kSliceFloats, (s + 1) * kSliceFloats) of its row.
 template <bool kFloat4>
 __global__ void __launch_bounds__(kThreads)
-    gemv_split_k_kernel(const float* __restrict__ A, const float* __restrict__ x, float* __restrict__ y,
-                        std::int64_t K)
+    gemv_split_k_kernel(const float* __restrict__ A, const float* __restrict__ x, float* __restrict__ y, std::int64_t K)
 {
     __shared__ float scratch[kThreads / wb::kWarpSize];
     const std::int64_t row = blockIdx.x;

@@ -23,8 +23,7 @@ namespace {
 
 constexpr int kThreads = 256;
 
-__global__ void __launch_bounds__(kThreads)
-    block_sum_kernel(const float* __restrict__ in, float* out, std::int64_t n)
+__global__ void __launch_bounds__(kThreads) block_sum_kernel(const float* __restrict__ in, float* out, std::int64_t n)
 {
     __shared__ float scratch[kThreads / wb::kWarpSize];
     const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * kThreads;

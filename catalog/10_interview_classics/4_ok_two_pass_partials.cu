@@ -22,9 +22,8 @@ constexpr int kThreads = 512;
 constexpr int kFinalThreads = 1024;
 constexpr int kMaxBlocks = 4096;
 
-__global__ void __launch_bounds__(kThreads)
-    partial_dot_kernel(const float* __restrict__ x, const float* __restrict__ y, float* __restrict__ partials,
-                       std::int64_t n)
+__global__ void __launch_bounds__(kThreads) partial_dot_kernel(const float* __restrict__ x, const float* __restrict__ y,
+                                                               float* __restrict__ partials, std::int64_t n)
 {
     __shared__ float scratch[kThreads / wb::kWarpSize];
     const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * kThreads;
