@@ -9,6 +9,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -41,9 +42,10 @@ inline constexpr std::uint64_t kDoublePoisonBits = 0xFFF7FFFFFFFFFFFFull;
 /// The bytes of one poisoned element of type @p T (see kPoisonByte): a signalling NaN for float and
 /// double, 0xFF bytes for every other type (float4 and other structs included).
 template <typename T>
-std::vector<unsigned char> poison_bytes()
+std::array<unsigned char, sizeof(T)> poison_bytes()
 {
-    std::vector<unsigned char> bytes(sizeof(T), kPoisonByte);
+    std::array<unsigned char, sizeof(T)> bytes;
+    bytes.fill(kPoisonByte);
     if constexpr (std::is_same_v<T, float>) {
         std::memcpy(bytes.data(), &kFloatPoisonBits, sizeof(T));
     } else if constexpr (std::is_same_v<T, double>) {
@@ -57,7 +59,7 @@ template <typename T>
 T poison_value()
 {
     T value;
-    const std::vector<unsigned char> bytes = poison_bytes<T>();
+    const auto bytes = poison_bytes<T>();
     std::memcpy(&value, bytes.data(), sizeof(T));
     return value;
 }
@@ -119,13 +121,14 @@ inline std::optional<std::string> describe_guard(const std::vector<unsigned char
 template <typename T>
 bool is_poison(const T& value)
 {
-    const std::vector<unsigned char> bytes = poison_bytes<T>();
+    const auto bytes = poison_bytes<T>();
     return std::memcmp(bytes.data(), &value, sizeof(T)) == 0;
 }
 
 /// Fills @p bytes bytes at @p device with copies of @p pattern (whose size divides 64 KiB): one upload
 /// of up to 64 KiB, then device-to-device copies that double the filled part. Synchronous.
-inline void fill_device_pattern(void* device, std::size_t bytes, const std::vector<unsigned char>& pattern)
+template <std::size_t N>
+void fill_device_pattern(void* device, std::size_t bytes, const std::array<unsigned char, N>& pattern)
 {
     if (bytes == 0) return;
     auto* dst = static_cast<unsigned char*>(device);
@@ -331,7 +334,7 @@ public:
     {
         detail::protected_inputs().erase(ptr_);   // a buffer the grader poisons is an output, not an input
         if (count_ > 0) {
-            const std::vector<unsigned char> pattern = poison_bytes<T>();
+            const auto pattern = poison_bytes<T>();
             if (std::all_of(pattern.begin(), pattern.end(), [](unsigned char b) { return b == kPoisonByte; })) {
                 WB_CUDA_CHECK(cudaMemset(ptr_, kPoisonByte, bytes()));
             } else {

@@ -2,16 +2,16 @@
 /// @brief Outputs that a kernel may or must not read: the checks that tell a read of an output from an
 /// output never written, shared by the graders.
 ///
-/// The graders fill every output with NaN (the poison) before a launch, so that an element never written
-/// is seen. A kernel that *reads* such an output before writing it turns the poison into NaN results,
-/// which look like untouched poison (on a CPU, where NaN + x keeps the NaN's bits) or like a computed NaN
-/// (on a GPU, which returns its canonical NaN). The checks run the case once more with finite values in
-/// the output and name the read:
+/// The graders fill every output with NaN (the poison, harness/buffers.hpp) before a launch, so that an
+/// element never written is seen. A kernel that *reads* such an output before writing it turns the poison
+/// into computed NaN results (another NaN than the poison, on a GPU and on a CPU). The checks run the
+/// case once more with finite values (or zeros) in the output and name the read:
 /// - GEMM (chapters 7 and 8), C = alpha * A * B + beta * C. With beta != 0, C is an input and is not
 ///   poisoned: mark_unwritten() finds the outputs that still hold their input value. With beta == 0, C is
 ///   write-only (BLAS semantics): diagnose_beta_zero() names a kernel that computes beta * C anyway.
-/// - Single results (chapters 2 and 10: a sum, a dot product): diagnose_unset_output() names a kernel
-///   that adds into the output (atomicAdd) without setting it to 0 first.
+/// - Vector outputs (chapter 6, GEMV): diagnose_unset_vector() names a kernel that adds partial sums into
+///   the output (atomicAdd, split-K) without setting it to 0 first. (Single results, chapters 2 and 10,
+///   need no rerun: their NaN hint says the same.)
 #pragma once
 
 #include "harness/buffers.hpp"
@@ -75,30 +75,6 @@ inline CompareReport diagnose_beta_zero(const CompareReport& report, const std::
     return read_c;
 }
 
-/// A single result that still holds the poison after the call (@p report says "nothing written") may
-/// come from a kernel that adds into the output without setting it first: on a CPU NaN + x keeps the
-/// poison's bits. @p rerun_from_zero runs the call again with 0 in the output and returns the value the
-/// output then holds; when that is not 0 and @p is_right accepts it, the report names the missing
-/// initialisation. Returns @p report unchanged otherwise (a kernel that writes nothing leaves the 0).
-inline CompareReport diagnose_unset_output(const CompareReport& report, const std::function<float()>& rerun_from_zero,
-                                           const std::function<bool(float)>& is_right)
-{
-    if (!report.nothing_written) return report;
-    const float got = rerun_from_zero();
-    if (got == 0.0f || !is_right(got)) return report;
-    CompareReport added = report;
-    added.nothing_written = false;
-    added.untouched = 0;
-    added.bad = 1;
-    added.first_bad = 0;
-    added.message =
-        "the output still holds the NaN the grader put there, yet with 0 there before the call your kernel leaves "
-        "the right result: it adds into *out without setting it to 0 first.\n  likely cause: the grader fills out "
-        "with NaN before each call, and atomicAdd into a NaN stays NaN: set *out to 0 on the stream "
-        "(cudaMemsetAsync) before the kernel.";
-    return added;
-}
-
 /// A vector output with NaN elements where finite ones were expected (@p report failed) that comes out right
 /// when the call runs again with 0 in every element (@p rerun_from_zero returns that run's report): the kernel
 /// adds into the output (atomicAdd of partial sums, split-K) without setting it to 0 first. Returns
@@ -121,24 +97,6 @@ inline CompareReport diagnose_unset_vector(const CompareReport& report, const st
                     "into a NaN stays NaN: set the output to 0 on the stream (cudaMemsetAsync) before the kernel "
                     "that adds into it.";
     return added;
-}
-
-/// diagnose_unset_output() for a grader of single results: @p call (the launch that left @p report) runs once
-/// more through @p stage with 0 in out[0] and the rest of @p out poisoned, and the value is right when it is
-/// within @p tolerance of @p expected.
-inline CompareReport check_unset_output(Stage& stage, DeviceBuffer<float>& out, const CompareReport& report,
-                                        double expected, const Tolerance& tolerance, const Launch& call)
-{
-    return diagnose_unset_output(
-        report,
-        [&] {
-            out.poison();
-            const float zero = 0.0f;
-            WB_CUDA_CHECK(cudaMemcpy(out.data(), &zero, sizeof zero, cudaMemcpyHostToDevice));
-            stage.run(call);
-            return out.download()[0];
-        },
-        [&](float got) { return compare(std::vector<double>{expected}, std::vector<float>{got}, tolerance).ok; });
 }
 
 }   // namespace wb

@@ -2,6 +2,7 @@
 #include "harness/catch.hpp"
 #include "harness/compare.hpp"
 
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <cuda_fp16.h>
@@ -58,8 +59,8 @@ TEST_CASE("poison is told apart from a computed NaN", "[compare]")
     CHECK(wb::is_poison(static_cast<double>(d)));
     CHECK_FALSE(wb::is_poison(static_cast<double>(d * 2.0)));
     // The 16-bit floats and integers keep 0xFF bytes.
-    CHECK(wb::poison_bytes<std::uint16_t>() == std::vector<unsigned char>{0xFF, 0xFF});
-    CHECK(wb::poison_bytes<int>() == std::vector<unsigned char>(4, 0xFF));
+    CHECK(wb::poison_bytes<std::uint16_t>() == std::array<unsigned char, 2>{0xFF, 0xFF});
+    CHECK(wb::poison_bytes<int>() == std::array<unsigned char, 4>{0xFF, 0xFF, 0xFF, 0xFF});
     const auto report = run({1, 2}, {std::nanf(""), 2});
     CHECK(report.untouched == 0);
     CHECK(contains(report.message, "produced NaN"));
