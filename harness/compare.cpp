@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cinttypes>
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <sstream>
 #include <utility>
 
@@ -149,6 +152,41 @@ std::string half_valued_results(const std::vector<double>& expected, const std::
     return "";
 }
 
+std::string guard_read_cause(double expected, double got, double slack)
+{
+    if (!std::isfinite(expected) || !std::isfinite(got)) return "";
+    const double diff = got - expected;
+    for (unsigned byte = 0xC8; byte <= 0xDF; ++byte) {
+        const std::uint32_t bits = byte * 0x01010101u;
+        float guard = 0.0f;
+        std::memcpy(&guard, &bits, sizeof guard);
+        for (int copies = 1; copies <= 4; ++copies) {
+            const double sum = static_cast<double>(guard) * copies;
+            if (std::fabs(diff - sum) > 1e-5 * std::fabs(sum) + slack) continue;
+            char hex[8];
+            std::snprintf(hex, sizeof hex, "0x%02X", byte);
+            return "a read past the end of an input: the result is off by " +
+                   (copies == 1 ? std::string("") : std::to_string(copies) + " x ") + format_number(guard) +
+                   ", the float whose four bytes are " + hex +
+                   ", which the grader writes after the end of every buffer (its guard). A bounds test "
+                   "is missing or off by one (i < n, i + blockDim.x < n, the last partial float4).";
+        }
+    }
+    return "";
+}
+
+std::string guard_read_results(const std::vector<double>& expected, const std::vector<double>& got,
+                               const std::vector<std::uint8_t>& bad)
+{
+    std::int64_t looked = 0;
+    for (std::size_t i = 0; i < bad.size() && looked < 4096; ++i) {
+        if (!bad[i]) continue;
+        ++looked;
+        if (std::string cause = guard_read_cause(expected[i], got[i]); !cause.empty()) return cause;
+    }
+    return "";
+}
+
 namespace {
 
 /// What non-finite results where finite ones were expected say, for this operation.
@@ -257,6 +295,9 @@ std::string likely_cause(const std::vector<double>& expected, const std::vector<
         return std::to_string(report.untouched) + " elements were never written, scattered (the first at " +
                where(report.first_bad, layout) + "): check the index arithmetic and the bounds tests.";
     }
+
+    // A guard value read past the end of an input: nothing else produces these exact values.
+    if (std::string cause = guard_read_results(expected, got, bad); !cause.empty()) return cause;
 
     // Patterns of tiled kernels: values swapped inside each tile, or some rows of every tile wrong.
     // They come before the values themselves: a misplaced infinity of the input is not an overflow.

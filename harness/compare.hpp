@@ -150,6 +150,17 @@ PeriodicLines periodic_bad_lines(const std::vector<std::uint8_t>& bad, const Lay
 std::string half_valued_results(const std::vector<double>& expected, const std::vector<double>& got,
                                 const std::vector<std::uint8_t>& bad);
 
+/// The likely cause when @p got differs from @p expected by 1 to 4 copies of a guard value: the float
+/// whose four bytes are one of the guard bytes placed after every DeviceBuffer (0xC8 to 0xDF, from
+/// -4.1e5 to -3.2e19). Such a value only enters a result through a read past the end of an input. The
+/// match is to 1e-5 relative (plus @p slack, what the input values themselves can add), so that other
+/// wrong values almost never pass for one. Empty when the difference is not of that form.
+std::string guard_read_cause(double expected, double got, double slack = 0.0);
+
+/// guard_read_cause over the first wrong elements of an output, naming where the first one is.
+std::string guard_read_results(const std::vector<double>& expected, const std::vector<double>& got,
+                               const std::vector<std::uint8_t>& bad);
+
 /// Formats a number for reports: shortest form that shows the difference that matters.
 std::string format_number(double value);
 

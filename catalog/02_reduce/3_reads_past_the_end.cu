@@ -1,13 +1,14 @@
 // Catalog, chapter 2, stage 3: the load without its bounds test.
-// expect: wrong "at a boundary"
+// expect: wrong "a read past the end of an input"
 // emulated: crashed "read past the end of an input array"
 //
 // `sdata[tid] = in[i]` with no `i < n`: the last block reads past the end of the input. What lies
-// there decides the result: inside the harness's guard the bytes read as small floats (on an H100 the
-// sum of n = 513 integers came out 0.36 off), elsewhere as anything (or the read faults). Where they
-// happen to leave every sum right, the grader's memcheck run, whose arrays have no guard, finds the read. Outside the grader this
-// is a read out of bounds (memcheck, compute-sanitizer, reports it when it leaves the allocation). The
-// emulator knows where each of the grader's arrays ends and stops the read.
+// there decides the result. Inside the harness's guard every byte is one of 0xC8 to 0xDF, so each float
+// read there is a large negative number (-4.1e5 to -3.2e19): on an H100 the sum of n = 1 integer came
+// out -1.69e9, and the grader recognises that value as its guard. Elsewhere the bytes are anything (or
+// the read faults); the grader's memcheck run, whose arrays have no guard, finds the read. Outside the
+// grader this is a read out of bounds (memcheck, compute-sanitizer, reports it when it leaves the
+// allocation). The emulator knows where each of the grader's arrays ends and stops the read.
 #include "02_reduce/stages.cuh"
 #include "common/primitives.cuh"
 

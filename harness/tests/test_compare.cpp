@@ -263,3 +263,27 @@ TEST_CASE("results that went through a __half are called a half-precision accumu
     std::vector<__half> halves(got.begin(), got.end());
     CHECK_FALSE(contains(wb::compare(expected, halves, wb::Tolerance::ulps(2)).message, "accumulate in float"));
 }
+
+TEST_CASE("a guard value read past the end of an input is named; other large errors are not", "[compare]")
+{
+    const std::uint32_t bits = 0xCECECECEu;   // a guard byte of DeviceBuffer
+    float guard = 0.0f;
+    std::memcpy(&guard, &bits, sizeof guard);
+    // A copy kernel that moved the element past the end: the output holds the guard itself.
+    std::vector<double> expected = {1, 2, 3, 4};
+    CHECK(contains(run(expected, {1, 2, 3, guard}).message, "a read past the end of an input"));
+    CHECK(contains(run(expected, {1, 2, 3, guard}).message, "0xCE"));
+    // A sum that added two guard values to the right result.
+    CHECK(contains(wb::guard_read_cause(-428.0, -428.0 + 2.0 * guard), "2 x"));
+    // The input itself may add a little: within the slack only.
+    const std::uint32_t small_bits = 0xC8C8C8C8u;   // the smallest guard value, -4.1e5: 1e-5 of it is 4
+    float small_guard = 0.0f;
+    std::memcpy(&small_guard, &small_bits, sizeof small_guard);
+    CHECK(wb::guard_read_cause(-428.0, 500.0 + small_guard).empty());
+    CHECK_FALSE(wb::guard_read_cause(-428.0, 500.0 + small_guard, 1000.0).empty());
+    // A wrong value near a guard value but not on it, a wrong sign, a small error: not this cause.
+    CHECK(wb::guard_read_cause(0.0, guard * 1.001).empty());
+    CHECK(wb::guard_read_cause(0.0, -guard).empty());
+    CHECK(wb::guard_read_cause(10.0, 11.0).empty());
+    CHECK_FALSE(contains(run(expected, {1, 2, 3, 5}).message, "past the end"));
+}

@@ -1,8 +1,10 @@
 // Tests of the harness's verdict logic that needs no GPU: untouched outputs ("not implemented yet" or
 // a wrong result), the stream probe, the recheck after timing, the guard after every buffer.
 #include "harness/catch.hpp"
+#include "harness/past_int_range.hpp"
 #include "harness/stage.hpp"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -246,4 +248,49 @@ TEST_CASE("run_stage skips a stage that needs a newer GPU before its checks run"
     CHECK(verdict.status == wb::Status::skipped);
     CHECK(contains(verdict.message, "chapter 8, stage 2 needs"));
     CHECK(contains(verdict.message, "99.9"));
+}
+
+TEST_CASE("where the wrong windows of a large output lie names the 32-bit bug", "[verdicts]")
+{
+    auto window = [](std::int64_t first, std::int64_t count, bool ok, std::int64_t first_bad, std::int64_t untouched) {
+        wb::SampledWindow w;
+        w.first = first;
+        w.count = count;
+        w.report.ok = ok;
+        w.report.count = count;
+        w.report.first_bad = ok ? -1 : first_bad;
+        w.report.untouched = untouched;
+        return w;
+    };
+    const std::int64_t limit = wb::kIntLimit;
+    // Nothing written anywhere: the size went through an int.
+    std::vector<wb::SampledWindow> none = {window(0, 100, false, 0, 100), window(limit + 10, 100, false, 0, 100)};
+    CHECK(wb::sampled_output_cause(none, none[0]).find("converted to int") != std::string::npos);
+    // Right below 2^31, wrong past it: an index in 32 bits.
+    std::vector<wb::SampledWindow> wraps = {window(0, 100, true, 0, 0), window(limit - 50, 100, false, 60, 0)};
+    CHECK(wb::sampled_output_cause(wraps, wraps[1]).find("wraps at 2^31") != std::string::npos);
+    // Wrong from an index below 2^31 on: a grid that stops short.
+    std::vector<wb::SampledWindow> capped = {window(0, 100, true, 0, 0), window(1 << 26, 100, false, 0, 100)};
+    CHECK(wb::sampled_output_cause(capped, capped[1]).find("without a grid-stride loop") != std::string::npos);
+    // Wrong from the first window: the window's own report says more.
+    std::vector<wb::SampledWindow> early = {window(0, 100, false, 3, 0), window(limit, 100, false, 0, 0)};
+    CHECK(wb::sampled_output_cause(early, early[0]).empty());
+}
+
+TEST_CASE("row windows of a large matrix include the rows where 32-bit arithmetic breaks", "[verdicts]")
+{
+    const std::int64_t rows = (std::int64_t(1) << 24) + (std::int64_t(1) << 20) + 3, cols = 132;
+    const std::vector<std::int64_t> starts = wb::row_windows_past_int_range(rows, cols, 4);
+    CHECK(std::is_sorted(starts.begin(), starts.end()));
+    CHECK(starts.front() == 0);
+    CHECK(starts.back() == rows - 4);
+    const std::int64_t crossing = wb::kIntLimit / cols;   // row 16268815: its elements cross 2^31
+    auto covered = [&](std::int64_t row) {
+        return std::any_of(starts.begin(), starts.end(), [&](std::int64_t s) { return s <= row && row < s + 4; });
+    };
+    CHECK(covered(crossing));
+    CHECK(covered(crossing + 1));
+    CHECK(covered(std::int64_t(1) << 24));
+    // A matrix with fewer rows than 2^24: no window past its end.
+    for (std::int64_t s : wb::row_windows_past_int_range(1000, 1 << 22, 8)) CHECK(s + 8 <= 1000);
 }

@@ -5,7 +5,7 @@
 #include "01_elementwise/grader/baselines.hpp"
 #include "01_elementwise/grader/reference.hpp"
 #include "harness/emulated_profile.hpp"
-#include "harness/sampling.hpp"
+#include "harness/past_int_range.hpp"
 
 #include <algorithm>
 #include <cfloat>
@@ -28,7 +28,6 @@ constexpr int64_t kTimedElements = (int64_t(1) << 26) + 3;
 /// More than 2^31 elements: the index of an element past 2^31 - 1 does not fit in an int. Checked
 /// on a GPU with the memory for it (3 arrays of 8 GiB in float), on a sample of the output.
 constexpr int64_t kHugeElements = (int64_t(1) << 31) + (int64_t(1) << 20) + 5;
-constexpr int64_t kIntLimit = int64_t(1) << 31;
 
 /// IEEE special values mixed into ordinary ones.
 std::vector<float> with_specials(std::vector<float> v, bool include_nan)
@@ -51,38 +50,9 @@ wb::Tolerance activation_tolerance(Activation act)
 
 // ---- large outputs, checked on windows spread over the array ----------------------------------------
 
-/// One window of a large output, compared with the reference.
-struct Window {
-    int64_t start = 0, count = 0;
-    wb::CompareReport report;
-};
-
-/// What the wrong windows of a large output most likely mean, from where they are.
-std::string large_output_hint(const std::vector<Window>& windows, const Window& first_wrong)
-{
-    const bool nothing_anywhere = std::all_of(windows.begin(), windows.end(),
-                                              [](const Window& w) { return w.report.untouched == w.report.count; });
-    if (nothing_anywhere) {
-        return "nothing was written anywhere in this output, although smaller sizes came out right: n (or the "
-               "element count) converted to int, which is negative past 2^31 - 1. Keep sizes and indices in "
-               "std::int64_t.";
-    }
-    if (first_wrong.start == windows.front().start) return "";   // wrong from the start: the report says more
-    const int64_t first_bad = first_wrong.start + std::max<int64_t>(first_wrong.report.first_bad, 0);
-    if (first_bad >= kIntLimit) {
-        return "every element checked below index 2^31 is right and the first wrong one is at " +
-               std::to_string(first_bad) +
-               ": an index (or blockIdx.x * blockDim.x) computed in 32 bits wraps "
-               "at 2^31; compute it in std::int64_t.";
-    }
-    return "the start of the array is right and elements from about index " + std::to_string(first_bad) +
-           " on are not: the grid does not reach the end of a large array (a block count capped, e.g. at "
-           "65535, without a grid-stride loop, or an index computed in 32 bits).";
-}
-
 /// Compares windows of 4096 elements of @p y (the first, the last, 14 spread between and @p extra
 /// starts) with @p reference of the same windows of @p a and @p b: the float64 CPU reference of a
-/// whole large array would take seconds. Reports the first wrong window.
+/// whole large array would take seconds. Reports the first wrong window (harness/past_int_range.hpp).
 template <typename T, typename Reference>
 void expect_windows(wb::Stage& stage, const T* a, const T* b, const T* y, int64_t n, std::vector<int64_t> extra,
                     Reference reference, const wb::Tolerance& tolerance, const std::string& label)
@@ -93,30 +63,21 @@ void expect_windows(wb::Stage& stage, const T* a, const T* b, const T* y, int64_
         if (start >= 0 && start < n) starts.push_back(start);
     }
     std::sort(starts.begin(), starts.end());
-    std::vector<Window> windows;
+    std::vector<wb::SampledWindow> windows;
     for (int64_t start : starts) {
-        Window w{start, std::min(kWidth, n - start), {}};
-        const std::vector<T> as = wb::download_part(a, w.start, w.count), bs = wb::download_part(b, w.start, w.count);
-        w.report = wb::compare(reference(as, bs), wb::download_part(y, w.start, w.count), tolerance);
+        wb::SampledWindow w;
+        w.first = start;
+        w.count = std::min(kWidth, n - start);
+        w.name = "elements " + std::to_string(w.first) + " to " + std::to_string(w.first + w.count - 1);
+        const std::vector<T> as = wb::download_part(a, w.first, w.count), bs = wb::download_part(b, w.first, w.count);
+        w.report = wb::compare(reference(as, bs), wb::download_part(y, w.first, w.count), tolerance);
         windows.push_back(w);
     }
-    for (const Window& w : windows) {
-        if (w.report.ok) continue;
-        wb::CompareReport report = w.report;
-        const std::string hint = large_output_hint(windows, w);
-        const std::string what = report.nothing_written
-                                     ? "none of these elements was written (they still hold the poison)."
-                                     : report.message;
-        report.nothing_written = false;   // a window, not the whole output: say where it is
-        report.message = "in elements " + std::to_string(w.start) + " to " + std::to_string(w.start + w.count - 1) +
-                         " (indices below count from " + std::to_string(w.start) + "): " + what +
-                         (hint.empty() ? "" : "\n  likely cause: " + hint);
-        stage.expect(report, label);
-    }
+    wb::expect_windows(stage, windows, label);
 }
 
 /// Windows around the places where 32-bit arithmetic breaks: 2^31 (int) and the end.
-std::vector<int64_t> windows_past_int_limit() { return {kIntLimit - 2048, kIntLimit + 4096 * 64 + 17}; }
+std::vector<int64_t> windows_past_int_limit() { return {wb::kIntLimit - 2048, wb::kIntLimit + 4096 * 64 + 17}; }
 
 // ---- float add (stages 1, 2) -------------------------------------------------------------------
 
@@ -142,7 +103,8 @@ void check_add_huge(wb::Stage& stage, AddLauncher add)
     wb::fill_uniform_device(a.data(), n, wb::seed() + 13, -100.f, 100.f, stage.stream());
     wb::fill_uniform_device(b.data(), n, wb::seed() + 14, -100.f, 100.f, stage.stream());
     c.poison();
-    stage.run([&](cudaStream_t s) { add(a.data(), b.data(), c.data(), n, s); });
+    wb::run_past_int_range(
+        stage, [&](cudaStream_t s) { add(a.data(), b.data(), c.data(), n, s); }, label);
     expect_windows(stage, a.data(), b.data(), c.data(), n, windows_past_int_limit(), ch01::add_reference,
                    wb::Tolerance::exact(), label);
 }
@@ -232,7 +194,8 @@ void check_add_act_huge(wb::Stage& stage, ActLauncher<T> f)
     wb::fill_uniform_device(a.data(), n, wb::seed() + 23, -5.f, 5.f, stage.stream());
     wb::fill_uniform_device(b.data(), n, wb::seed() + 24, -5.f, 5.f, stage.stream());
     y.poison();
-    stage.run([&](cudaStream_t s) { f(a.data(), b.data(), y.data(), n, act, s); });
+    wb::run_past_int_range(
+        stage, [&](cudaStream_t s) { f(a.data(), b.data(), y.data(), n, act, s); }, label);
     expect_windows(
         stage, a.data(), b.data(), y.data(), n, windows_past_int_limit(),
         [&](const std::vector<T>& as, const std::vector<T>& bs) { return add_act_expected(as, bs, act); },

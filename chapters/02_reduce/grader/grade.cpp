@@ -11,7 +11,7 @@
 #include "02_reduce/grader/baselines.hpp"
 #include "02_reduce/grader/reference.hpp"
 #include "harness/emulated_profile.hpp"
-#include "harness/sampling.hpp"
+#include "harness/past_int_range.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -100,6 +100,7 @@ std::string likely_cause(const Case& c, double got, int call, bool first_call_ok
     if (std::isinf(expected)) {
         return "the -inf element did not reach the result: it was skipped (a tail or boundary element missed?).";
     }
+    if (std::string cause = wb::guard_read_cause(expected, got, 2 * c.element_bound); !cause.empty()) return cause;
     if (std::isinf(got)) {
         return "an overflow (values near 1e30 must not be squared or scaled up), or a read of a shared-memory "
                "slot or partial sum that nobody wrote yet (a missing __syncthreads before reading it).";
@@ -406,7 +407,8 @@ void check_huge(
     wb::fill_uniform_device(y.data(), static_cast<int64_t>(y.size()), 0, 1.f, 1.f, stage.stream());
     wb::DeviceBuffer<float> workspace = zeroed_workspace(n);
     out.poison();
-    stage.run([&](cudaStream_t s) { launch(x.data(), y.data(), out.data(), n, workspace.data(), s); });
+    wb::run_past_int_range(
+        stage, [&](cudaStream_t s) { launch(x.data(), y.data(), out.data(), n, workspace.data(), s); }, label);
     Case c;
     c.label = label;
     c.expected = static_cast<double>(n);

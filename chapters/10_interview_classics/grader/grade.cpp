@@ -63,6 +63,12 @@ std::string likely_cause(const Case& c, double got, int call, bool first_call_ok
                "out[0] to 0 on the stream (cudaMemsetAsync) before the kernel.";
     }
     if (std::isinf(expected)) return "the -inf element did not reach the result: it was skipped.";
+    double largest_term = 0.0;   // what one element lost or read twice can add, besides the guard
+    for (std::size_t i = 0; i < c.x.size(); ++i) {
+        const double term = c.y.empty() ? c.x[i] : static_cast<double>(c.x[i]) * c.y[i];
+        largest_term = std::max(largest_term, std::fabs(term));
+    }
+    if (std::string cause = wb::guard_read_cause(expected, got, 2 * largest_term); !cause.empty()) return cause;
     if (expected != 0.0) {
         const double ratio = got / expected;
         const double m = std::round(ratio);

@@ -1,0 +1,73 @@
+#include "harness/past_int_range.hpp"
+
+#include <algorithm>
+
+namespace wb {
+
+std::string sampled_output_cause(const std::vector<SampledWindow>& windows, const SampledWindow& first_wrong)
+{
+    const bool nothing_anywhere = std::all_of(windows.begin(), windows.end(), [](const SampledWindow& w) {
+        return w.report.untouched == w.report.count && w.report.count > 0;
+    });
+    if (nothing_anywhere) {
+        return "nothing was written anywhere in this output, although smaller sizes came out right: a size (or "
+               "the element count) converted to int, which is negative past 2^31 - 1. Keep sizes and indices in "
+               "std::int64_t.";
+    }
+    if (windows.empty() || first_wrong.first == windows.front().first) return "";
+    const std::int64_t first_bad = first_wrong.first + std::max<std::int64_t>(first_wrong.report.first_bad, 0);
+    if (first_bad >= kIntLimit) {
+        return "every element checked below index 2^31 is right and the first wrong one is at " +
+               std::to_string(first_bad) +
+               ": an index (row * cols, or blockIdx.x * blockDim.x) computed in 32 bits wraps at 2^31; compute "
+               "it in std::int64_t.";
+    }
+    return "the start of the output is right and from about element " + std::to_string(first_bad) +
+           " on it is not: the grid does not reach the end of a large output (a block count capped, e.g. at "
+           "65535, without a grid-stride loop, or an index computed in 32 bits).";
+}
+
+void expect_windows(Stage& stage, const std::vector<SampledWindow>& windows, const std::string& label)
+{
+    for (const SampledWindow& w : windows) {
+        if (w.report.ok) continue;
+        CompareReport report = w.report;
+        const std::string cause = sampled_output_cause(windows, w);
+        const std::string what =
+            report.nothing_written ? "none of these elements was written (they still hold the poison)." : report.message;
+        report.nothing_written = false;   // a window, not the whole output: say where it is
+        report.message = "in " + w.name + " (positions below count from the window's start): " + what +
+                         (cause.empty() ? "" : "\n  likely cause: " + cause);
+        stage.expect(report, label);
+    }
+}
+
+void run_past_int_range(Stage& stage, const Launch& launch, const std::string& label)
+{
+    try {
+        stage.run(launch);
+    } catch (StageFailure& failure) {
+        if (failure.status == Status::crashed) {
+            failure.message += "\n  This happened on the case " + label +
+                               ", after every smaller case passed: an index or a size held in an int (32 "
+                               "bits) is negative past 2^31 - 1, and the address made from it lies outside the "
+                               "array. Compute indices in std::int64_t (row * cols, blockIdx.x * blockDim.x).";
+        }
+        throw;
+    }
+}
+
+std::vector<std::int64_t> row_windows_past_int_range(std::int64_t rows, std::int64_t cols, std::int64_t width)
+{
+    std::vector<std::int64_t> starts = spread_windows(rows, width, 16);
+    const std::int64_t crossing = kIntLimit / std::max<std::int64_t>(cols, 1);   // its elements cross 2^31
+    for (std::int64_t row : {crossing - width / 2, crossing + 1, (std::int64_t(1) << 24) - 1}) {
+        const std::int64_t start = std::clamp<std::int64_t>(row, 0, std::max<std::int64_t>(rows - width, 0));
+        if (row < rows) starts.push_back(start);
+    }
+    std::sort(starts.begin(), starts.end());
+    starts.erase(std::unique(starts.begin(), starts.end()), starts.end());
+    return starts;
+}
+
+}   // namespace wb
