@@ -1,8 +1,31 @@
 #include "harness/past_int_range.hpp"
 
 #include <algorithm>
+#include <cstdio>
+#include <filesystem>
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 namespace wb {
+
+LargeCase::LargeCase(std::size_t bytes, const std::string& label)
+{
+    if (!emulated()) {
+        std::error_code error;
+        const std::filesystem::path lock =
+            std::filesystem::temp_directory_path(error) / "cuda-kernel-workbook-large-case.lock";
+        lock_fd_ = error ? -1 : ::open(lock.c_str(), O_RDWR | O_CREAT, 0666);
+        if (lock_fd_ >= 0) ::flock(lock_fd_, LOCK_EX);   // without the file: no lock, the memory test alone
+    }
+    allowed_ = device_memory_allows(bytes + (std::size_t(3) << 30), label);
+}
+
+LargeCase::~LargeCase()
+{
+    if (lock_fd_ >= 0) ::close(lock_fd_);   // closing releases the lock
+}
 
 std::string sampled_output_cause(const std::vector<SampledWindow>& windows, const SampledWindow& first_wrong)
 {
@@ -33,8 +56,9 @@ void expect_windows(Stage& stage, const std::vector<SampledWindow>& windows, con
         if (w.report.ok) continue;
         CompareReport report = w.report;
         const std::string cause = sampled_output_cause(windows, w);
-        const std::string what =
-            report.nothing_written ? "none of these elements was written (they still hold the poison)." : report.message;
+        const std::string what = report.nothing_written
+                                     ? "none of these elements was written (they still hold the poison)."
+                                     : report.message;
         report.nothing_written = false;   // a window, not the whole output: say where it is
         report.message = "in " + w.name + " (positions below count from the window's start): " + what +
                          (cause.empty() ? "" : "\n  likely cause: " + cause);

@@ -9,6 +9,7 @@
 #include "harness/sampling.hpp"
 #include "harness/stage.hpp"
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -17,6 +18,25 @@ namespace wb {
 
 /// 2^31: the first index that a signed 32-bit int cannot hold.
 inline constexpr std::int64_t kIntLimit = std::int64_t(1) << 31;
+
+/// The right to run one large case: GPU memory for it, held by one grader process at a time. Graders
+/// of several stages may run at once (ctest -j, selfcheck): each would find the memory free, and all
+/// but one would then fail to allocate it. The constructor waits for an exclusive lock shared by every
+/// grader of this machine (a file in the temporary directory), then checks that @p bytes are free with
+/// 4 GiB to spare (device_memory_allows: on the CPU emulator, never). False: the case is skipped, and
+/// the grader printed why. Keep it alive for the whole case.
+class LargeCase {
+public:
+    LargeCase(std::size_t bytes, const std::string& label);
+    ~LargeCase();
+    LargeCase(const LargeCase&) = delete;
+    LargeCase& operator=(const LargeCase&) = delete;
+    explicit operator bool() const { return allowed_; }
+
+private:
+    int lock_fd_ = -1;
+    bool allowed_ = false;
+};
 
 /// One window of a large output, compared with its reference.
 struct SampledWindow {

@@ -4,7 +4,7 @@
 //
 // The reference stage 7 with the signature `(const float* in, float* partial, int n)`, common in
 // first reductions. Every n below 2^31 is summed right. Past it, where the contract still allows n
-// and the grader tries n = 2^31 + 2^28 + 3 ones on a GPU with 10 GiB free, n converted to int is
+// and the grader tries n = 2^31 + 2^28 + 3 ones on a GPU with 13 GiB free, n converted to int is
 // negative: no thread loads anything and the sum is 0. The grader must say the count was
 // converted to int. On a GPU without the memory the case is skipped and this entry passes.
 #include "02_reduce/stages.cuh"

@@ -93,12 +93,13 @@ void check_add_once(wb::Stage& stage, AddLauncher add, const std::vector<float>&
     stage.expect(wb::compare(ch01::add_reference(a, b), dc.download(), wb::Tolerance::exact()), label);
 }
 
-/// n = 2^31 + 2^20 + 5 on a GPU with 25 GiB free (3 arrays of 8 GiB, 1 to spare): filled on the GPU, checked on windows.
+/// n = 2^31 + 2^20 + 5 on a GPU with 28 GiB free (3 arrays of 8 GiB, 4 to spare): filled on the GPU, checked on windows.
 void check_add_huge(wb::Stage& stage, AddLauncher add)
 {
     const int64_t n = kHugeElements;
     const std::string label = "n = 2^31 + 2^20 + 5 (past the int range; checked on a sample)";
-    if (!wb::device_memory_allows(3 * static_cast<std::size_t>(n) * sizeof(float), label)) return;
+    const wb::LargeCase large(3 * static_cast<std::size_t>(n) * sizeof(float), label);
+    if (!large) return;
     wb::DeviceBuffer<float> a(n), b(n), c(n);
     wb::fill_uniform_device(a.data(), n, wb::seed() + 13, -100.f, 100.f, stage.stream());
     wb::fill_uniform_device(b.data(), n, wb::seed() + 14, -100.f, 100.f, stage.stream());
@@ -189,7 +190,8 @@ void check_add_act_huge(wb::Stage& stage, ActLauncher<T> f)
     const int64_t n = kHugeElements;
     const Activation act = Activation::relu;
     const std::string label = "n = 2^31 + 2^20 + 5 (past the int range; checked on a sample), relu";
-    if (!wb::device_memory_allows(3 * static_cast<std::size_t>(n) * sizeof(T), label)) return;
+    const wb::LargeCase large(3 * static_cast<std::size_t>(n) * sizeof(T), label);
+    if (!large) return;
     wb::DeviceBuffer<T> a(n), b(n), y(n);
     wb::fill_uniform_device(a.data(), n, wb::seed() + 23, -5.f, 5.f, stage.stream());
     wb::fill_uniform_device(b.data(), n, wb::seed() + 24, -5.f, 5.f, stage.stream());

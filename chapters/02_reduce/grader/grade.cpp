@@ -400,7 +400,8 @@ void check_huge(
 {
     const int64_t n = kHugeElements;
     const std::string label = "n = 2^31 + 2^28 + 3, every input 1 (past the int range)";
-    if (!wb::device_memory_allows(arrays * static_cast<std::size_t>(n) * sizeof(float), label)) return;
+    const wb::LargeCase large(arrays * static_cast<std::size_t>(n) * sizeof(float), label);
+    if (!large) return;
     wb::DeviceBuffer<float> x(n), out(kOutSlots);
     wb::DeviceBuffer<float> y(arrays > 1 ? n : 1);
     wb::fill_uniform_device(x.data(), n, 0, 1.f, 1.f, stage.stream());
