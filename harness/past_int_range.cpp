@@ -72,10 +72,13 @@ void run_past_int_range(Stage& stage, const Launch& launch, const std::string& l
         stage.run(launch);
     } catch (StageFailure& failure) {
         if (failure.status == Status::crashed) {
-            failure.message += "\n  This happened on the case " + label +
-                               ", after every smaller case passed: an index or a size held in an int (32 "
-                               "bits) is negative past 2^31 - 1, and the address made from it lies outside the "
-                               "array. Compute indices in std::int64_t (row * cols, blockIdx.x * blockDim.x).";
+            const bool rejected = failure.message.find("launch was rejected") != std::string::npos;
+            failure.message += "\n  This happened on the case " + label + ", after every smaller case passed: " +
+                               (rejected ? "a grid size computed from a size held in an int (32 bits) is wrong past "
+                                           "2^31 - 1 (negative, or beyond the grid's limit). "
+                                         : "an index or a size held in an int (32 bits) is negative past 2^31 - 1, "
+                                           "and the address made from it lies outside the array. ") +
+                               "Compute sizes and indices in std::int64_t (row * cols, blockIdx.x * blockDim.x).";
         }
         throw;
     }

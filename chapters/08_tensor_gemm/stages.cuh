@@ -24,6 +24,9 @@
 ///   loads, `cp.async` of 16 bytes and `ldmatrix` rows need no scalar fallback along K. K need not be a
 ///   multiple of 16 (one mma step) or of your K tile: K = 8, 24, 40 are graded. M and N are arbitrary
 ///   (1, primes, one more than a tile): partial tiles must be zero-filled or masked.
+/// - Products of sizes can pass 2^31 (M * K, N * K and M * N up to 2^32): compute element offsets in
+///   64 bits (std::int64_t). On a GPU with the memory, the grader runs one case each with A, B and C past
+///   2^31 elements.
 /// - A, B and C come from cudaMalloc (256-byte aligned) and never overlap.
 /// - When beta == 0, C is write-only: it may hold NaN, which must not reach the result (BLAS semantics:
 ///   do not read C). The grader passes a NaN-filled C then.

@@ -4,6 +4,7 @@
 
 #include "03_softmax/grader/reference.hpp"
 #include "harness/emulated_profile.hpp"
+#include "harness/past_int_range.hpp"
 #include "harness/sampling.hpp"
 
 #include <algorithm>
@@ -179,7 +180,68 @@ void check_once(wb::Stage& stage, Launcher<T> launch, int64_t rows, int64_t cols
     }
 }
 
-/// Every row length up to @p max_cols, then many rows of a short length (odd and even row counts).
+// ---- past the int range: more than 2^31 elements, checked on windows of rows -----------------------
+
+/// The matrix past the int range: 2^21 + 2^18 + 5 = 2,359,301 rows of 1000 columns, 2.36e9 elements
+/// (10% past 2^31; 8.8 GiB per float array). 1000 columns suit every stage (stage 4 holds at most
+/// 1024 in a warp's registers) and are no multiple of 32; the odd row count ends no block of rows
+/// evenly. Row 2,147,483 holds element 2^31: every row from 2,147,484 on starts past it.
+constexpr int64_t kHugeRows = (int64_t(1) << 21) + (int64_t(1) << 18) + 5;
+constexpr int64_t kHugeCols = 1000;
+
+/// Rows per window of the large output that the CPU reference checks.
+constexpr int64_t kHugeWindowRows = 4;
+
+/// @p value with its thousands separated by commas ("2,359,301"), for the labels.
+std::string with_commas(int64_t value)
+{
+    std::string digits = std::to_string(value);
+    for (auto i = static_cast<int64_t>(digits.size()) - 3; i > 0; i -= 3)
+        digits.insert(static_cast<std::size_t>(i), ",");
+    return digits;
+}
+
+/// The case past the int range, on a GPU with the memory for it (x and y: 17.6 GiB in float, 8.8 GiB in
+/// fp16): kHugeRows x kHugeCols values uniform in [-8, 8), filled on the GPU. Every smaller case fits in
+/// 32-bit indices, so a kernel that forms row * cols in int, keeps its element index in int or converts
+/// rows * cols to int passes them all; here that index wraps past 2^31 - 1. The output is checked on
+/// windows of kHugeWindowRows rows (the first, the last, 14 spread between and those around the row whose
+/// elements cross 2^31), each against the float64 reference of its own rows.
+template <typename T>
+void check_huge(wb::Stage& stage, Launcher<T> launch, Kind kind)
+{
+    constexpr bool is_half = std::is_same_v<T, __half>;
+    const int64_t rows = kHugeRows, cols = kHugeCols, n = rows * cols;
+    const std::string label = with_commas(rows) + " x " + std::to_string(cols) + (is_half ? ", fp16" : "") +
+                              (kind == Kind::log_softmax ? ", log-softmax" : "") +
+                              " (past the int range; checked on rows sampled across it)";
+    const wb::LargeCase large(2 * static_cast<std::size_t>(n) * sizeof(T), label);
+    if (!large) return;
+    wb::DeviceBuffer<T> x(n), y(n);
+    wb::fill_uniform_device(x.data(), n, wb::seed() + 51 + static_cast<std::uint64_t>(kind) + (is_half ? 2 : 0), -8.f,
+                            8.f, stage.stream());
+    y.poison();
+    wb::run_past_int_range(
+        stage, [&](cudaStream_t s) { launch(x.data(), y.data(), rows, cols, s); }, label);
+    const int64_t width = kHugeWindowRows;
+    std::vector<wb::SampledWindow> windows;
+    for (int64_t first : wb::row_windows_past_int_range(rows, cols, width)) {
+        const std::vector<T> xs = wb::download_part(x.data(), first * cols, width * cols);
+        const std::vector<T> ys = wb::download_part(y.data(), first * cols, width * cols);
+        const auto expected = ch03::softmax_reference(xs, width, cols, kind == Kind::log_softmax);
+        wb::SampledWindow w;
+        w.first = first * cols;
+        w.count = width * cols;
+        w.name = "rows " + std::to_string(first) + " to " + std::to_string(first + width - 1);
+        w.report = wb::compare(expected, ys, tolerance_for(xs, width, cols, depth_of(stage.info().id, cols), kind),
+                               wb::Layout::matrix(width, cols), wb::Operation::exponential(kind == Kind::log_softmax));
+        windows.push_back(std::move(w));
+    }
+    wb::expect_windows(stage, windows, label);
+}
+
+/// Every row length up to @p max_cols, then many rows of a short length (odd and even row counts), then
+/// (on a GPU with the memory) the matrix past the int range.
 template <typename T>
 void check_all(wb::Stage& stage, Launcher<T> launch, int64_t max_cols, Kind kind = Kind::softmax,
                std::vector<int64_t> extra_cols = {})
@@ -202,6 +264,7 @@ void check_all(wb::Stage& stage, Launcher<T> launch, int64_t max_cols, Kind kind
     // than 16 per block along y could cover.
     check_once<T>(stage, launch, 70001, 3, kind, rng);
     if (!wb::emulated()) check_once<T>(stage, launch, 1048577, 2, kind, rng);
+    if (kHugeCols <= max_cols) check_huge<T>(stage, launch, kind);
 }
 
 /// Compares eight windows of 32 rows of a timed output with the reference: the first rows, the last

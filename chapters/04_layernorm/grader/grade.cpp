@@ -4,6 +4,7 @@
 
 #include "04_layernorm/grader/reference.hpp"
 #include "harness/emulated_profile.hpp"
+#include "harness/past_int_range.hpp"
 #include "harness/sampling.hpp"
 
 #include <algorithm>
@@ -319,6 +320,92 @@ void judge(wb::Stage& stage, const Outcome& out, const std::string& label)
     }
 }
 
+// ---- past the int range: more than 2^31 elements, checked on windows of rows -----------------------
+
+/// The matrix past the int range: 2^21 + 2^18 + 5 = 2,359,301 rows of 1000 columns, 2.36e9 elements
+/// (10% past 2^31; 8.8 GiB per float array). 1000 columns suit every stage (stage 4 holds at most
+/// 1024 in a warp's registers) and are no multiple of 32; the odd row count ends no block of rows
+/// evenly. Row 2,147,483 holds element 2^31: every row from 2,147,484 on starts past it.
+constexpr int64_t kHugeRows = (int64_t(1) << 21) + (int64_t(1) << 18) + 5;
+constexpr int64_t kHugeCols = 1000;
+
+/// Rows per window of the large output that the CPU reference checks.
+constexpr int64_t kHugeWindowRows = 4;
+
+/// @p value with its thousands separated by commas ("2,359,301"), for the labels.
+std::string with_commas(int64_t value)
+{
+    std::string digits = std::to_string(value);
+    for (auto i = static_cast<int64_t>(digits.size()) - 3; i > 0; i -= 3)
+        digits.insert(static_cast<std::size_t>(i), ",");
+    return digits;
+}
+
+/// Windows of one output of the large case, by the row windows they belong to.
+struct HugeWindows {
+    std::vector<wb::SampledWindow> y, mean, rstd;
+};
+
+/// The case past the int range, on a GPU with the memory for it (x and y: 17.6 GiB in float, 8.8 GiB in
+/// fp16 and bf16; gamma, beta, mean and rstd: 18 MiB): kHugeRows x kHugeCols values uniform in [-4, 4)
+/// (gamma in [-2, 2), beta in [-1, 1)), filled on the GPU, eps = kEps. Every smaller case fits in 32-bit
+/// indices, so a kernel that forms row * cols in int, keeps its element index in int or converts
+/// rows * cols to int passes them all; here that index wraps past 2^31 - 1. y, then mean and rstd, are
+/// checked on the same windows of kHugeWindowRows rows (the first, the last, 14 spread between and those
+/// around the row whose elements cross 2^31), each against the float64 reference of its own rows.
+template <typename T>
+void check_huge(wb::Stage& stage, Launcher<T> launch)
+{
+    const int64_t rows = kHugeRows, cols = kHugeCols, n = rows * cols;
+    const char* type = std::is_same_v<T, __half> ? ", fp16" : std::is_same_v<T, __nv_bfloat16> ? ", bf16" : "";
+    const std::string label = with_commas(rows) + " x " + std::to_string(cols) + type + ", " + eps_label(kEps) +
+                              " (past the int range; checked on rows sampled across it)";
+    const std::size_t bytes = (2 * static_cast<std::size_t>(n) + 2 * static_cast<std::size_t>(cols)) * sizeof(T) +
+                              2 * static_cast<std::size_t>(rows) * sizeof(float);
+    const wb::LargeCase large(bytes, label);
+    if (!large) return;
+    wb::DeviceBuffer<T> x(n), y(n), gamma(cols), beta(cols);
+    wb::DeviceBuffer<float> mean(rows), rstd(rows);
+    const std::uint64_t seed = wb::seed() + 61 + 3 * sizeof(T);
+    wb::fill_uniform_device(x.data(), n, seed, -4.f, 4.f, stage.stream());
+    wb::fill_uniform_device(gamma.data(), cols, seed + 1, -2.f, 2.f, stage.stream());
+    wb::fill_uniform_device(beta.data(), cols, seed + 2, -1.f, 1.f, stage.stream());
+    y.poison();
+    mean.poison();
+    rstd.poison();
+    wb::run_past_int_range(
+        stage,
+        [&](cudaStream_t s) {
+            launch(x.data(), gamma.data(), beta.data(), y.data(), mean.data(), rstd.data(), rows, cols, kEps, s);
+        },
+        label);
+    const std::vector<T> g = gamma.download(), b = beta.download();
+    const int64_t width = kHugeWindowRows;
+    HugeWindows windows;
+    for (int64_t first : wb::row_windows_past_int_range(rows, cols, width)) {
+        const std::vector<T> xs = wb::download_part(x.data(), first * cols, width * cols);
+        const auto ref = ch04::layernorm_reference(xs, g, b, width, cols, kEps, depth_of(stage.info().id, cols));
+        wb::SampledWindow w;
+        w.name = "rows " + std::to_string(first) + " to " + std::to_string(first + width - 1);
+        w.first = first * cols;   // y: elements
+        w.count = width * cols;
+        w.report = wb::compare(ref.y, wb::download_part(y.data(), first * cols, width * cols), y_tolerance<T>(ref),
+                               wb::Layout::matrix(width, cols));
+        windows.y.push_back(w);
+        w.first = first;   // mean and rstd: one element per row
+        w.count = width;
+        w.report = wb::compare(ref.mean, wb::download_part(mean.data(), first, width), {ref.mean_abs, 0.0});
+        windows.mean.push_back(w);
+        w.report = wb::compare(ref.rstd, wb::download_part(rstd.data(), first, width), {0.0, ref.rstd_rel});
+        windows.rstd.push_back(w);
+    }
+    wb::expect_windows(stage, windows.y, label + ": y");
+    wb::expect_windows(stage, windows.mean, label + ": mean (index = row)");
+    wb::expect_windows(stage, windows.rstd, label + ": rstd (index = row)");
+}
+
+/// Every row length up to @p max_cols, many short rows, more rows than gridDim.y holds, the special
+/// inputs, then (on a GPU with the memory) the matrix past the int range.
 template <typename T>
 void check_all(wb::Stage& stage, Launcher<T> launch, int64_t max_cols, std::vector<int64_t> extra_cols = {})
 {
@@ -356,6 +443,7 @@ void check_all(wb::Stage& stage, Launcher<T> launch, int64_t max_cols, std::vect
             check(in, rows, cols, "9 x " + std::to_string(cols) + ", " + describe<T>(kind));
         }
     }
+    if (kHugeCols <= max_cols) check_huge<T>(stage, launch);
 }
 
 /// The longest row a one-block-per-row shared-memory stage can cache on this GPU (floats).

@@ -6,6 +6,7 @@
 #include "05_transpose/grader/device_check.hpp"
 #include "05_transpose/grader/reference.hpp"
 #include "harness/emulated_profile.hpp"
+#include "harness/past_int_range.hpp"
 
 #include <algorithm>
 
@@ -34,6 +35,14 @@ const std::vector<std::pair<int64_t, int64_t>> kLimitShapes = {{500000, 3}, {3, 
 
 /// The large shape, checked on the GPU element by element (device_check.hpp).
 constexpr int64_t kLargeSide = 16384;
+
+/// The shape past the 32-bit range: 40006 x 62498 = 2,500,294,988 elements, 16% past 2^31 (9.3 GiB
+/// each way). Neither side is a multiple of 32 or 64, so every tiled stage has partial tiles at both
+/// edges; both sides are even, so stage 6's float2 paths run on the whole tiles and its scalar paths on
+/// the edges, and a 32-bit index in either path is reached. Not square: the input's flattened index
+/// crosses 2^31 in input row 34360 and the output's in output row 53679.
+constexpr int64_t kHugeRows = 40006;
+constexpr int64_t kHugeCols = 62498;
 
 /// The timed shape: 384 MiB in, 384 MiB out (far beyond any L2), rectangular.
 constexpr int64_t kTimedRows = 8192;
@@ -104,6 +113,51 @@ void check_transpose(wb::Stage& stage, Launcher transpose)
     stage.run([&](cudaStream_t s) { transpose(din.data(), dout.data(), kLargeSide, kLargeSide, s); });
     stage.expect(ch05::compare_transpose_on_device(din.data(), dout.data(), kLargeSide, kLargeSide, stage.stream()),
                  shape_label(kLargeSide, kLargeSide) + " (checked on the GPU)");
+}
+
+/// The transpose of the huge shape, on a GPU with 23 GiB free (two arrays of 9.3 GiB, 4 to spare):
+/// the index of an element past 2^31 - 1, `r * cols + c` on the load side or `c * rows + r` on the
+/// store side, does not fit in an int. The input is filled on the GPU; the output is checked on
+/// windows of 4 whole output rows (the first, the last, 14 between, and those around output row
+/// 53679, whose elements cross index 2^31 of the output), each against the CPU transpose of the 4
+/// input columns it holds (gathered on the GPU, then downloaded). Every output row also holds the
+/// input rows from 34360 on, whose elements lie past index 2^31 of the input, so a 32-bit load index
+/// shows in every window. Exact, as every transpose check.
+void check_transpose_huge(wb::Stage& stage, Launcher transpose)
+{
+    constexpr int64_t rows = kHugeRows, cols = kHugeCols, n = rows * cols;
+    constexpr int64_t kWindowRows = 4;   // output rows per window: 4 x 40006 floats
+    const std::string label = "40006 x 62498 (past the int range; checked on output rows sampled across it)";
+    const wb::LargeCase large(2 * static_cast<std::size_t>(n) * sizeof(float), label);
+    if (!large) return;
+    wb::DeviceBuffer<float> in(n), out(n);
+    wb::fill_uniform_device(in.data(), n, wb::seed() + 54, -1000.f, 1000.f, stage.stream());
+    out.poison();
+    wb::run_past_int_range(
+        stage, [&](cudaStream_t s) { transpose(in.data(), out.data(), rows, cols, s); }, label);
+    // The output is cols x rows: its row o holds input column o, and starts at element o * rows. The
+    // input columns of a window are gathered on the GPU (one pitched copy), then downloaded in one piece.
+    wb::DeviceBuffer<float> gathered(static_cast<std::size_t>(rows * kWindowRows));
+    std::vector<wb::SampledWindow> windows;
+    for (const int64_t first_row : wb::row_windows_past_int_range(cols, rows, kWindowRows)) {
+        const int64_t count_rows = std::min(kWindowRows, cols - first_row);
+        WB_CUDA_CHECK(cudaMemcpy2DAsync(gathered.data(), count_rows * sizeof(float), in.data() + first_row,
+                                        cols * sizeof(float), count_rows * sizeof(float), rows,
+                                        cudaMemcpyDeviceToDevice, stage.stream()));
+        WB_CUDA_CHECK(cudaStreamSynchronize(stage.stream()));
+        const std::vector<float> columns =
+            wb::download_part(gathered.data(), 0, rows * count_rows);   // rows x count_rows
+        wb::SampledWindow w;
+        w.first = first_row * rows;
+        w.count = count_rows * rows;
+        w.name = "output rows " + std::to_string(first_row) + " to " + std::to_string(first_row + count_rows - 1) +
+                 " (elements " + std::to_string(w.first) + " to " + std::to_string(w.first + w.count - 1) + ")";
+        w.report = wb::compare(ch05::transpose_reference(columns, rows, count_rows),
+                               wb::download_part(out.data(), w.first, w.count), wb::Tolerance::exact(),
+                               wb::Layout::matrix(count_rows, rows));
+        windows.push_back(std::move(w));
+    }
+    wb::expect_windows(stage, windows, label);
 }
 
 void time_transpose(wb::Stage& stage, Launcher transpose, Launcher previous, Launcher current)
@@ -197,6 +251,7 @@ void grade(wb::Stage& stage, Launcher candidate_stage, Launcher previous, Launch
            const CountedStages& counted_stages)
 {
     check_transpose(stage, candidate_stage);
+    check_transpose_huge(stage, candidate_stage);   // after the 16384 x 16384 buffers are freed
     const int id = stage.info().id;
     if (id == 3 || id == 5 || id == 6) check_transpose_idea(stage, candidate_stage, id);
     compare_memory(stage, counted_stages);

@@ -8,7 +8,9 @@
 #include "06_gemv/grader/reference.hpp"
 #include "harness/emulated_profile.hpp"
 #include "harness/output_contract.hpp"
+#include "harness/past_int_range.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <utility>
 
@@ -39,6 +41,13 @@ const std::vector<Shape> kShapes = {{1, 1},      {5000, 33},   {1, 3},      {3, 
 /// Checked on a GPU only: more rows than 16 per block along y could cover (a warp per row, 8 or 16
 /// rows per block, on gridDim.y).
 const std::vector<Shape> kManyRowShapes = {{1048577, 3}};
+
+/// The shape past both 32-bit limits at once, checked on a GPU with the memory: M = 2^24 + 2^20 + 3 =
+/// 17825795 rows of K = 132 floats, 2,353,004,940 elements (10% past 2^31, 8.8 GiB). Row i starts at
+/// element i * K, past 2^31 from row 16268816 on (row 16268815 crosses it); and the rows pass 2^24,
+/// beyond 65535 blocks of 256 rows (16776960). K % 4 == 0 (the float4 paths run) and K is not a
+/// multiple of 32 (a warp's last step along a row is partial); stage 6 takes its warp-per-row branch.
+constexpr Shape kHugeShape = {(int64_t(1) << 24) + (int64_t(1) << 20) + 3, 132};
 
 /// The five benchmark shapes (the chapter's goal and stage 6's timed case).
 const std::vector<Shape> kBenchShapes = {{16384, 16384}, {65536, 4096}, {4096, 65536}, {1048576, 128}, {4194304, 32}};
@@ -76,6 +85,41 @@ void check_once(wb::Stage& stage, Launcher gemv, const std::vector<float>& A, co
                  label);
 }
 
+/// y = A x for the huge shape (kHugeShape), on a GPU with 13 GiB free (A is 8.8 GiB, 4 to spare): a
+/// row offset `row * K` computed in 32 bits wraps past row 16268815, and a grid capped at 65535 blocks
+/// of 256 rows without a grid-stride loop stops at row 16776960. A and x are filled on the GPU; y is
+/// checked on windows of 64 rows (the first, the last, 14 between, and those around row 16268815 and
+/// row 2^24), each against the float64 CPU reference of the rows of A it needs, with the error bound
+/// of the other random-value checks.
+void check_gemv_huge(wb::Stage& stage, Launcher gemv)
+{
+    constexpr Shape s = kHugeShape;
+    constexpr int64_t kWindowRows = 64;
+    const std::string label = "17825795 x 132 (past the int range and 2^24 rows; checked on rows sampled across it)";
+    const wb::LargeCase large(static_cast<std::size_t>(s.M * s.K + s.K + s.M) * sizeof(float), label);
+    if (!large) return;
+    wb::DeviceBuffer<float> A(static_cast<std::size_t>(s.M * s.K)), x(static_cast<std::size_t>(s.K)),
+        y(static_cast<std::size_t>(s.M));
+    wb::fill_uniform_device(A.data(), s.M * s.K, wb::seed() + 63, -1.f, 1.f, stage.stream());
+    wb::fill_uniform_device(x.data(), s.K, wb::seed() + 64, -1.f, 1.f, stage.stream());
+    y.poison();
+    wb::run_past_int_range(
+        stage, [&](cudaStream_t st) { gemv(A.data(), x.data(), y.data(), s.M, s.K, st); }, label);
+    const std::vector<float> xs = wb::download_part(x.data(), 0, s.K);
+    std::vector<wb::SampledWindow> windows;
+    for (const int64_t first : wb::row_windows_past_int_range(s.M, s.K, kWindowRows)) {
+        wb::SampledWindow w;
+        w.first = first;
+        w.count = std::min(kWindowRows, s.M - first);
+        w.name = "rows " + std::to_string(w.first) + " to " + std::to_string(w.first + w.count - 1);
+        const ch06::GemvReference ref =
+            ch06::gemv_reference(wb::download_part(A.data(), w.first * s.K, w.count * s.K), xs, w.count, s.K);
+        w.report = wb::compare(ref.y, wb::download_part(y.data(), w.first, w.count), dot_tolerance(ref, s.K));
+        windows.push_back(std::move(w));
+    }
+    wb::expect_windows(stage, windows, label);
+}
+
 void check_gemv(wb::Stage& stage, Launcher gemv)
 {
     wb::Rng rng(6);
@@ -106,6 +150,7 @@ void check_gemv(wb::Stage& stage, Launcher gemv)
         A[static_cast<std::size_t>(4 * s.K - 1)] = std::nanf("");   // row 3
         check_once(stage, gemv, A, x, s, true, shape_label(s) + ", +-inf and NaN in rows 0 to 3");
     }
+    check_gemv_huge(stage, gemv);
 }
 
 /// Device inputs large enough for every timed shape (M * K <= 2^28, K <= 2^18, M <= 2^22).

@@ -7,12 +7,14 @@
 #include "07_sgemm/grader/reference.hpp"
 #include "harness/emulated_profile.hpp"
 #include "harness/output_contract.hpp"
+#include "harness/past_int_range.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -163,10 +165,150 @@ void check_large(wb::Stage& stage, Sgemm sgemm)
     }
 }
 
+// ---- one operand past 2^31 elements (GPU only) -------------------------------------------------------
+
+/// Thin products in which one operand holds more than 2^31 elements (6 to 8% more), so that an offset
+/// computed in int, row * K into A, k * N into B or row * N + col into C, wraps there while every shape
+/// above stays far below it. The contract allows them (every size <= 2^19, so M / 16 blocks fit
+/// gridDim.y), each needs about 8.6 GiB of GPU memory, and the arithmetic stays small (2 M N K <= 6e10,
+/// a fraction of a second for the naive stage 1 on an H100).
+/// - A of 300007 x 7701: element 2^31 lies in row 278857, and row * K passes 2^31 - 1 from row 278858
+///   on. K and N are odd: stages 6 and 7 take their scalar paths.
+/// - B of 7604 x 300004: every output sums over the rows of B past element 2^31 (in row 7158 and after
+///   it). K and N are multiples of 4 (not of 8): stages 6 to 9 take their float4 paths, which the timed
+///   shapes use, through the large operand; the scalar ones are covered by the case above.
+/// - C of 46001 x 50012 (K = 12), with beta != 0 so that C is read past 2^31 too: element 2^31 lies in
+///   row 42939. Aligned as well: the float4 epilogue of stages 6 to 9.
+const Case kPastIntA = {300007, 13, 7701, 1.25f, 0.0f};
+const Case kPastIntB = {7, 300004, 7604, -0.75f, 0.0f};
+const Case kPastIntC = {46001, 50012, 12, 1.5f, -0.5f};
+
+/// The operand of a case past the int range that holds more than 2^31 elements.
+enum class Huge { A, B, C };
+
+/// A block of C checked on its own: rows [row, row + rows) x columns [col, col + cols).
+struct Block {
+    std::int64_t row = 0, rows = 0, col = 0, cols = 0;
+};
+
+/// Copies @p b of a row-major device matrix whose rows hold @p ld floats (one 2-D copy: a block of
+/// columns is not contiguous). The emulator's runtime has the asynchronous form only.
+std::vector<float> download_block(const float* matrix, std::int64_t ld, const Block& b, cudaStream_t stream)
+{
+    std::vector<float> host(static_cast<std::size_t>(b.rows * b.cols));
+    WB_CUDA_CHECK(cudaMemcpy2DAsync(host.data(), b.cols * sizeof(float), matrix + b.row * ld + b.col,
+                                    ld * sizeof(float), b.cols * sizeof(float), b.rows, cudaMemcpyDeviceToHost,
+                                    stream));
+    WB_CUDA_CHECK(cudaStreamSynchronize(stream));
+    return host;
+}
+
+/// Where the blocks of C checked for @p huge lie, and their names. Rows of C for a large A (their rows of A
+/// cross 2^31 at row 2^31 / K) or a large C (at row 2^31 / N): the first and last rows, 14 spread between
+/// and those around the crossing (wb::row_windows_past_int_range). Columns of C for a large B, every
+/// output of which reads all of B: the first, the last, 14 between, and the columns around the one where
+/// k * N + col crosses 2^31.
+std::vector<std::pair<Block, std::string>> past_int_blocks(const Case& c, Huge huge)
+{
+    const std::int64_t M = c.M, N = c.N, K = c.K;
+    std::vector<std::pair<Block, std::string>> blocks;
+    if (huge == Huge::B) {
+        constexpr std::int64_t kWidth = 64;
+        std::vector<std::int64_t> starts = wb::spread_windows(N, kWidth, 16);
+        const std::int64_t crossing_row = wb::kIntLimit / N, crossing_col = wb::kIntLimit % N;
+        starts.push_back(std::clamp<std::int64_t>(crossing_col - kWidth / 2, 0, std::max<std::int64_t>(N - kWidth, 0)));
+        std::sort(starts.begin(), starts.end());
+        starts.erase(std::unique(starts.begin(), starts.end()), starts.end());
+        for (const std::int64_t col : starts) {
+            const Block b{0, M, col, std::min(kWidth, N - col)};
+            blocks.emplace_back(b, "columns " + std::to_string(col) + " to " + std::to_string(col + b.cols - 1) +
+                                       " (each output reads all " + std::to_string(K) +
+                                       " rows of B, past element 2^31 from row " + std::to_string(crossing_row) +
+                                       " on)");
+        }
+        return blocks;
+    }
+    const std::int64_t width = huge == Huge::A ? 16 : 4;   // rows of C: 16 x 13, 4 x 50012 outputs
+    const std::int64_t huge_cols = huge == Huge::A ? K : N;
+    for (const std::int64_t row : wb::row_windows_past_int_range(M, huge_cols, width)) {
+        const Block b{row, std::min(width, M - row), 0, N};
+        blocks.emplace_back(
+            b, "rows " + std::to_string(row) + " to " + std::to_string(row + b.rows - 1) + " (" +
+                   (huge == Huge::A ? "they read elements " : "elements ") + std::to_string(row * huge_cols) + " to " +
+                   std::to_string((row + b.rows) * huge_cols - 1) + (huge == Huge::A ? " of A)" : " of C)"));
+    }
+    return blocks;
+}
+
+/// One case past the int range (GPU only, with the memory): A, B and C filled on the GPU (C poisoned
+/// when beta == 0), one launch, then the blocks of past_int_blocks() against the float64 reference of
+/// their rows of A and columns of B, with the tolerance of the small cases. Reports the first wrong
+/// block, and where it lies (harness/past_int_range.hpp); a crash is named as a 32-bit index.
+void check_past_int_case(wb::Stage& stage, Sgemm sgemm, const Case& c, Huge huge, std::uint64_t salt)
+{
+    const std::int64_t M = c.M, N = c.N, K = c.K, mk = M * K, kn = K * N, mn = M * N;
+    const char* name = huge == Huge::A ? "A" : huge == Huge::B ? "B" : "C";
+    const std::int64_t huge_elements = huge == Huge::A ? mk : (huge == Huge::B ? kn : mn);
+    const std::string label = describe(c) + ": " + name + " holds " + std::to_string(huge_elements) +
+                              " elements (past the int range; checked on " + (huge == Huge::B ? "columns" : "rows") +
+                              " sampled across it)";
+    const wb::LargeCase large(static_cast<std::size_t>(mk + kn + mn) * sizeof(float), label);
+    if (!large) return;
+    wb::DeviceBuffer<float> A(mk), B(kn), C(mn);
+    const cudaStream_t s = stage.stream();
+    wb::fill_uniform_device(A.data(), mk, wb::seed() + salt, -kInputBound, kInputBound, s);
+    wb::fill_uniform_device(B.data(), kn, wb::seed() + salt + 1, -kInputBound, kInputBound, s);
+    if (c.beta != 0.0f) {
+        wb::fill_uniform_device(C.data(), mn, wb::seed() + salt + 2, -kInputBound, kInputBound, s);
+    } else {
+        C.poison();   // write-only: NaN
+    }
+    WB_CUDA_CHECK(cudaStreamSynchronize(s));
+    const std::vector<std::pair<Block, std::string>> blocks = past_int_blocks(c, huge);
+    std::vector<std::vector<float>> before(blocks.size());   // C is an input too when beta != 0
+    if (c.beta != 0.0f) {
+        for (std::size_t i = 0; i < blocks.size(); ++i) before[i] = download_block(C.data(), N, blocks[i].first, s);
+    }
+    wb::run_past_int_range(
+        stage, [&](cudaStream_t st) { sgemm(c.M, c.N, c.K, c.alpha, A.data(), B.data(), c.beta, C.data(), st); },
+        label);
+
+    std::vector<float> all_of_a, all_of_b;   // the operand every block reads whole, downloaded once
+    std::vector<wb::SampledWindow> windows;
+    for (std::size_t i = 0; i < blocks.size(); ++i) {
+        const Block& b = blocks[i].first;
+        if (b.rows == M && all_of_a.empty()) all_of_a = download_block(A.data(), K, {0, M, 0, K}, s);
+        if (b.cols == N && all_of_b.empty()) all_of_b = download_block(B.data(), N, {0, K, 0, N}, s);
+        const std::vector<float> a = b.rows == M ? all_of_a : download_block(A.data(), K, {b.row, b.rows, 0, K}, s);
+        const std::vector<float> bs = b.cols == N ? all_of_b : download_block(B.data(), N, {0, K, b.col, b.cols}, s);
+        const int rows = static_cast<int>(b.rows), cols = static_cast<int>(b.cols);
+        const ch07::GemmReference ref = ch07::gemm_reference(rows, cols, c.K, c.alpha, a, bs, c.beta, before[i]);
+        const wb::Tolerance tolerance = ch07::exact_tolerance(c.K, ref.max_abs_terms);
+        std::vector<float> got = download_block(C.data(), N, b, s);
+        if (c.beta != 0.0f) wb::mark_unwritten(got, before[i], ref.c, tolerance);
+        wb::SampledWindow w;
+        w.first = b.row * N + b.col;
+        w.count = b.rows * b.cols;
+        w.name = blocks[i].second;
+        w.report = wb::compare(ref.c, got, tolerance, wb::Layout::matrix(b.rows, b.cols));
+        windows.push_back(std::move(w));
+    }
+    wb::expect_windows(stage, windows, label);
+}
+
+/// The three cases past the int range, after every smaller shape: a large A, a large B, a large C.
+void check_past_int_range(wb::Stage& stage, Sgemm sgemm)
+{
+    check_past_int_case(stage, sgemm, kPastIntA, Huge::A, 301);
+    check_past_int_case(stage, sgemm, kPastIntB, Huge::B, 311);
+    check_past_int_case(stage, sgemm, kPastIntC, Huge::C, 321);
+}
+
 void check_all(wb::Stage& stage, Sgemm sgemm)
 {
     check_small(stage, sgemm);
     check_large(stage, sgemm);
+    check_past_int_range(stage, sgemm);
 }
 
 /// The speed check at n x n x n (alpha = 1, beta = 0: the usual GEMM benchmark); after timing, the

@@ -10,6 +10,7 @@
 #include "08_tensor_gemm/grader/reference.hpp"
 #include "harness/emulated_profile.hpp"
 #include "harness/output_contract.hpp"
+#include "harness/past_int_range.hpp"
 #include "harness/device.hpp"
 #include "harness/timing.hpp"
 
@@ -17,6 +18,8 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -131,14 +134,164 @@ void check_against_cublas(wb::Stage& stage, Hgemm hgemm, const Case& c, ch08::Dt
     stage.expect(report, describe(c, dtype) + ", against cuBLAS");
 }
 
+// ---- one operand past 2^31 elements (GPU only) -------------------------------------------------------
+
+/// Thin products in which one operand holds more than 2^31 elements (7 to 9% more), so that an offset
+/// computed in int, m * K into A, n * K into B (stored N x K) or row * N + col into C, wraps there while
+/// every shape above stays far below it. The contract allows them (M, N, K <= 2^16, K % 8 == 0; every K
+/// here ends in a tail of 8 after whole mma steps of 16), each needs 4.3 to 8.6 GiB of GPU memory, and the
+/// arithmetic stays small (2 M N K <= 1.2e11, milliseconds on tensor cores).
+/// - A of 60013 x 39000 (fp16): element 2^31 lies in row 55063, and m * K passes 2^31 - 1 from row
+///   55064 on.
+/// - B of 59053 x 39000 (bf16), stored N x K: element 2^31 lies in its row 55063, which column 55063 of
+///   C reads: the columns of C are checked as the rows of A are in the case above.
+/// - C of 46349 x 49998 (fp16 inputs, K = 24), with beta != 0 so that C is read past 2^31 too: element
+///   2^31 lies in row 42951. N is even here (the 8-byte stores of the mma epilogues), odd in the others.
+/// One element type per case is enough: both are 2 bytes, and a stage instantiates one kernel template
+/// for both, so its index arithmetic is the same; the cases alternate them so that each instantiation
+/// reads a large operand.
+const Case kPastIntA = {60013, 23, 39000, 1.25f, 0.0f, 0};
+const Case kPastIntB = {7, 59053, 39000, -0.75f, 0.0f, 0};
+const Case kPastIntC = {46349, 49998, 24, 1.5f, -0.5f, 0};
+
+/// The operand of a case past the int range that holds more than 2^31 elements.
+enum class Huge { A, B, C };
+
+/// A block of C checked on its own: rows [row, row + rows) x columns [col, col + cols).
+struct Block {
+    std::int64_t row = 0, rows = 0, col = 0, cols = 0;
+};
+
+/// Copies @p b of C (rows of @p N floats) from the GPU: one 2-D copy, since a block of columns is not
+/// contiguous. The emulator's runtime has the asynchronous form only.
+std::vector<float> download_block(const float* C, std::int64_t N, const Block& b, cudaStream_t stream)
+{
+    std::vector<float> host(static_cast<std::size_t>(b.rows * b.cols));
+    WB_CUDA_CHECK(cudaMemcpy2DAsync(host.data(), b.cols * sizeof(float), C + b.row * N + b.col, N * sizeof(float),
+                                    b.cols * sizeof(float), b.rows, cudaMemcpyDeviceToHost, stream));
+    WB_CUDA_CHECK(cudaStreamSynchronize(stream));
+    return host;
+}
+
+/// Rows @p first .. @p first + @p count - 1 of a K-contiguous 16-bit matrix (A, or B stored N x K), as
+/// floats: the values the kernel multiplied, exactly.
+template <typename T>
+std::vector<float> download_rows(const T* matrix, std::int64_t K, std::int64_t first, std::int64_t count)
+{
+    const std::vector<T> bits = wb::download_part(matrix, first * K, count * K);
+    std::vector<float> values(bits.size());
+    for (std::size_t i = 0; i < bits.size(); ++i) values[i] = static_cast<float>(wb::to_double(bits[i]));
+    return values;
+}
+
+/// Where the blocks of C checked for @p huge lie, and their names: the first and last rows (or columns),
+/// 14 spread between and those around the one whose elements of the large operand cross 2^31
+/// (wb::row_windows_past_int_range). Rows of C for a large A (a row of A per row of C) or a large C;
+/// columns of C for a large B (a row of B, N x K, per column of C).
+std::vector<std::pair<Block, std::string>> past_int_blocks(const Case& c, Huge huge)
+{
+    const std::int64_t M = c.M, N = c.N, K = c.K;
+    std::vector<std::pair<Block, std::string>> blocks;
+    if (huge == Huge::B) {
+        constexpr std::int64_t kWidth = 8;   // columns: 7 x 8 outputs of 39000 products
+        for (const std::int64_t col : wb::row_windows_past_int_range(N, K, kWidth)) {
+            const Block b{0, M, col, std::min(kWidth, N - col)};
+            blocks.emplace_back(b, "columns " + std::to_string(col) + " to " + std::to_string(col + b.cols - 1) +
+                                       " (they read elements " + std::to_string(col * K) + " to " +
+                                       std::to_string((col + b.cols) * K - 1) + " of B)");
+        }
+        return blocks;
+    }
+    constexpr std::int64_t kWidth = 4;   // rows: 4 x 23 outputs of 39000 products, or 4 x 49998 of 24
+    const std::int64_t huge_cols = huge == Huge::A ? K : N;
+    for (const std::int64_t row : wb::row_windows_past_int_range(M, huge_cols, kWidth)) {
+        const Block b{row, std::min(kWidth, M - row), 0, N};
+        blocks.emplace_back(
+            b, "rows " + std::to_string(row) + " to " + std::to_string(row + b.rows - 1) + " (" +
+                   (huge == Huge::A ? "they read elements " : "elements ") + std::to_string(row * huge_cols) + " to " +
+                   std::to_string((row + b.rows) * huge_cols - 1) + (huge == Huge::A ? " of A)" : " of C)"));
+    }
+    return blocks;
+}
+
+/// One case past the int range in the element type @p T (GPU only, with the memory): A, B and C filled
+/// on the GPU (C poisoned when beta == 0), one launch, then the blocks of past_int_blocks() against the
+/// float64 reference of their rows of A and B, with the tolerance of the small cases. Reports the first
+/// wrong block, and where it lies (harness/past_int_range.hpp); a crash is named as a 32-bit index.
+template <typename T>
+void check_past_int_case(wb::Stage& stage, Hgemm hgemm, const Case& c, Huge huge, std::uint64_t salt)
+{
+    const ch08::Dtype dtype = std::is_same_v<T, __half> ? ch08::Dtype::f16 : ch08::Dtype::bf16;
+    const std::int64_t M = c.M, N = c.N, K = c.K, mk = M * K, nk = N * K, mn = M * N;
+    const char* name = huge == Huge::A ? "A" : huge == Huge::B ? "B" : "C";
+    const std::int64_t huge_elements = huge == Huge::A ? mk : (huge == Huge::B ? nk : mn);
+    const std::string label = describe(c, dtype) + ": " + name + " holds " + std::to_string(huge_elements) +
+                              " elements (past the int range; checked on " + (huge == Huge::B ? "columns" : "rows") +
+                              " sampled across it)";
+    const wb::LargeCase large(
+        static_cast<std::size_t>(mk + nk) * sizeof(T) + static_cast<std::size_t>(mn) * sizeof(float), label);
+    if (!large) return;
+    wb::DeviceBuffer<T> A(mk), B(nk);
+    wb::DeviceBuffer<float> C(mn);
+    const cudaStream_t s = stage.stream();
+    wb::fill_uniform_device(A.data(), mk, wb::seed() + salt, -1.0f, 1.0f, s);
+    wb::fill_uniform_device(B.data(), nk, wb::seed() + salt + 1, -1.0f, 1.0f, s);
+    if (c.beta != 0.0f) {
+        wb::fill_uniform_device(C.data(), mn, wb::seed() + salt + 2, -1.0f, 1.0f, s);
+    } else {
+        C.poison();   // write-only: NaN
+    }
+    WB_CUDA_CHECK(cudaStreamSynchronize(s));
+    const std::vector<std::pair<Block, std::string>> blocks = past_int_blocks(c, huge);
+    std::vector<std::vector<float>> before(blocks.size());   // C is an input too when beta != 0
+    if (c.beta != 0.0f) {
+        for (std::size_t i = 0; i < blocks.size(); ++i) before[i] = download_block(C.data(), N, blocks[i].first, s);
+    }
+    wb::run_past_int_range(
+        stage, [&](cudaStream_t st) { hgemm(c.M, c.N, c.K, c.alpha, A.data(), B.data(), dtype, c.beta, C.data(), st); },
+        label);
+
+    std::vector<float> all_of_a, all_of_b;   // the operand every block reads whole, downloaded once
+    std::vector<wb::SampledWindow> windows;
+    for (std::size_t i = 0; i < blocks.size(); ++i) {
+        const Block& b = blocks[i].first;
+        if (b.rows == M && all_of_a.empty()) all_of_a = download_rows(A.data(), K, 0, M);
+        if (b.cols == N && all_of_b.empty()) all_of_b = download_rows(B.data(), K, 0, N);
+        const std::vector<float> a = b.rows == M ? all_of_a : download_rows(A.data(), K, b.row, b.rows);
+        const std::vector<float> bs = b.cols == N ? all_of_b : download_rows(B.data(), K, b.col, b.cols);
+        const int rows = static_cast<int>(b.rows), cols = static_cast<int>(b.cols);
+        const ch08::GemmReference ref = ch08::gemm_reference(rows, cols, c.K, c.alpha, a, bs, c.beta, before[i]);
+        const wb::Tolerance tolerance = ch08::gemm_tolerance(c.K, ref.max_abs_terms);
+        std::vector<float> got = download_block(C.data(), N, b, s);
+        if (c.beta != 0.0f) wb::mark_unwritten(got, before[i], ref.c, tolerance);
+        wb::SampledWindow w;
+        w.first = b.row * N + b.col;
+        w.count = b.rows * b.cols;
+        w.name = blocks[i].second;
+        w.report = wb::compare(ref.c, got, tolerance, wb::Layout::matrix(b.rows, b.cols));
+        windows.push_back(std::move(w));
+    }
+    wb::expect_windows(stage, windows, label);
+}
+
+/// The three cases past the int range, after every smaller shape: a large A, a large B, a large C.
+void check_past_int_range(wb::Stage& stage, Hgemm hgemm)
+{
+    check_past_int_case<__half>(stage, hgemm, kPastIntA, Huge::A, 81);
+    check_past_int_case<__nv_bfloat16>(stage, hgemm, kPastIntB, Huge::B, 84);
+    check_past_int_case<__half>(stage, hgemm, kPastIntC, Huge::C, 87);
+}
+
 void check_all(wb::Stage& stage, Hgemm hgemm)
 {
     wb::Rng rng(8);
     for (const ch08::Dtype dtype : {ch08::Dtype::f16, ch08::Dtype::bf16})
         for (const Case& c : kCases) check_case(stage, hgemm, c, dtype, rng);
-    if (wb::emulated()) return;   // the large shapes need cuBLAS, and minutes in emulation
-    for (const ch08::Dtype dtype : {ch08::Dtype::f16, ch08::Dtype::bf16})
-        for (const Case& c : kLargeCases) check_against_cublas(stage, hgemm, c, dtype, rng);
+    if (!wb::emulated()) {   // the large shapes need cuBLAS, and minutes in emulation
+        for (const ch08::Dtype dtype : {ch08::Dtype::f16, ch08::Dtype::bf16})
+            for (const Case& c : kLargeCases) check_against_cublas(stage, hgemm, c, dtype, rng);
+    }
+    check_past_int_range(stage, hgemm);   // GPU only (the emulator prints why it skips them)
 }
 
 /// The speed check at n x n x n in @p dtype, alpha = 1, beta = 0 (GPU only); after timing, the result

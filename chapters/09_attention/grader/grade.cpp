@@ -10,12 +10,17 @@
 #include "09_attention/grader/reference.hpp"
 #include "harness/emulated_profile.hpp"
 #include "harness/device.hpp"
+#include "harness/device_kernels.hpp"
+#include "harness/past_int_range.hpp"
+#include "harness/sampling.hpp"
 #include "harness/timing.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -168,16 +173,188 @@ void check_case(wb::Stage& stage, Attention attention, const Case& c, ch08::Dtyp
     expect_rows(stage, s, in, dtype, p_rounded, rows, dO.download(), dL.download(), describe(c, dtype));
 }
 
+// ---- past the int range (GPU only) -----------------------------------------------------------------
+
+/// A problem whose Q and O (the first) or K and V (the second) pass 2^31 elements, in one type. Inputs
+/// are uniform in [-1, 1), filled on the GPU (the `shift` of Case is not used).
+struct HugeCase {
+    Case shape;
+    ch08::Dtype dtype;
+};
+
+/// Q and O: 4 x 68 heads of 131071 x 64, 2,281,683,968 elements each (2^31 x 1.06), against 17 keys, so
+/// that the arithmetic stays small (3.6e7 rows of 17 keys). K and V: 4 x 4099 heads of 1091 x 128,
+/// 2,289,668,608 elements each (2^31 x 1.07), 3 causal queries per head (a decode step with its causal
+/// tail). Neither size is a multiple of a tile or of 32; batch * heads stays below 65535 (a grid's y).
+const HugeCase kHugeCases[] = {
+    {{4, 68, 131071, 17, 64, false, 0.0f, 0, false,
+      "Q and O hold 2,281,683,968 elements: past the int range, checked on windows of 8 rows"},
+     ch08::Dtype::f16},
+    {{4, 4099, 3, 1091, 128, true, 0.0f, 0, false,
+      "K and V hold 2,289,668,608 elements: past the int range, checked on windows of 8 rows"},
+     ch08::Dtype::bf16},
+};
+
+constexpr std::int64_t kHugeWindowRows = 8;
+
+/// The first rows of the windows of a problem past the int range: row_windows_past_int_range (the first
+/// and last rows, 14 windows between, the rows whose O elements cross index 2^31, row 2^24) and the rows
+/// of the heads around the one whose K and V elements cross index 2^31 (a per-head offset in 32 bits
+/// goes wrong from there on).
+std::vector<std::int64_t> huge_row_windows(const ch09::Shape& s)
+{
+    const std::int64_t rows = ch09::rows_total(s), width = kHugeWindowRows;
+    std::vector<std::int64_t> starts = wb::row_windows_past_int_range(rows, s.head_dim, width);
+    const std::int64_t head = wb::kIntLimit / (static_cast<std::int64_t>(s.kv_len) * s.head_dim);
+    if (head < ch09::heads_total(s)) {
+        for (std::int64_t row : {head * s.q_len - width / 2, (head + 1) * s.q_len})
+            starts.push_back(std::clamp<std::int64_t>(row, 0, std::max<std::int64_t>(rows - width, 0)));
+    }
+    std::sort(starts.begin(), starts.end());
+    starts.erase(std::unique(starts.begin(), starts.end()), starts.end());
+    return starts;
+}
+
+/// The values of downloaded 16-bit elements.
+std::vector<float> decode(const std::vector<std::uint16_t>& bits, ch08::Dtype dtype)
+{
+    std::vector<float> values(bits.size());
+    for (std::size_t i = 0; i < bits.size(); ++i) {
+        if (dtype == ch08::Dtype::f16) {
+            __half h;
+            std::memcpy(&h, &bits[i], sizeof h);
+            values[i] = static_cast<float>(wb::to_double(h));
+        } else {
+            __nv_bfloat16 b;
+            std::memcpy(&b, &bits[i], sizeof b);
+            values[i] = static_cast<float>(wb::to_double(b));
+        }
+    }
+    return values;
+}
+
+/// The float64 reference (ch09::attention_reference, with its tolerances) of rows [first, first + count)
+/// of a large problem, from the inputs those rows read, downloaded: the window's Q rows and the K and V
+/// of their heads. Each head's part is a problem of its own with the queries before the window dropped:
+/// the causal mask is aligned to the last query, so every row keeps its visible keys.
+ch09::Reference window_reference(const ch09::Shape& s, const std::uint16_t* q, const std::uint16_t* k,
+                                 const std::uint16_t* v, std::int64_t first, std::int64_t count, ch08::Dtype dtype,
+                                 bool p_rounded)
+{
+    const std::int64_t D = s.head_dim, head_elements = static_cast<std::int64_t>(s.kv_len) * D;
+    ch09::Reference all;
+    for (std::int64_t row = first; row < first + count;) {
+        const std::int64_t bh = row / s.q_len, i = row % s.q_len;
+        const std::int64_t n = std::min<std::int64_t>(first + count - row, s.q_len - i);   // rows of this head
+        ch09::Shape part = s;
+        part.batch = 1, part.heads = 1, part.q_len = static_cast<int>(s.q_len - i);
+        ch09::Inputs in;
+        in.q = decode(wb::download_part(q, row * D, n * D), dtype);
+        in.k = decode(wb::download_part(k, bh * head_elements, head_elements), dtype);
+        in.v = decode(wb::download_part(v, bh * head_elements, head_elements), dtype);
+        std::vector<std::int64_t> rows(static_cast<std::size_t>(n));
+        std::iota(rows.begin(), rows.end(), std::int64_t{0});
+        const ch09::Reference ref = ch09::attention_reference(part, in, rows, dtype, p_rounded);
+        for (std::int64_t r : rows) all.rows.push_back(row + r);
+        all.o.insert(all.o.end(), ref.o.begin(), ref.o.end());
+        all.lse.insert(all.lse.end(), ref.lse.begin(), ref.lse.end());
+        all.o_abs = std::max(all.o_abs, ref.o_abs);
+        all.lse_abs = std::max(all.lse_abs, ref.lse_abs);
+        row += n;
+    }
+    return all;
+}
+
+/// "rows 33554428 to 33554435 (batch 1, head 52, queries 252 to 259)", or the heads a window spans.
+std::string window_name(const ch09::Shape& s, std::int64_t first, std::int64_t count)
+{
+    const std::int64_t last = first + count - 1, bh = first / s.q_len, last_bh = last / s.q_len;
+    std::string name = "rows " + std::to_string(first) + " to " + std::to_string(last);
+    if (bh == last_bh) {
+        return name + " (batch " + std::to_string(bh / s.heads) + ", head " + std::to_string(bh % s.heads) +
+               ", queries " + std::to_string(first % s.q_len) + " to " + std::to_string(last % s.q_len) + ")";
+    }
+    return name + " (batch * heads + head = " + std::to_string(bh) + " to " + std::to_string(last_bh) + ")";
+}
+
+/// One case past the 32-bit range, on a GPU with the memory (Q, K, V, O and lse, and room for a stage's
+/// own workspace: reference stage 6 keeps head_dim + 1 floats per row, stage 1 kv_len). Inputs are filled
+/// on the GPU, O and lse poisoned; O and lse are compared on windows of 8 rows (huge_row_windows) with
+/// the chapter's reference and tolerances, O first. An index or offset held in an int (row * head_dim,
+/// or bh * kv_len * head_dim) is negative past 2^31 - 1: a crash (run_past_int_range says why), or
+/// wrong or unwritten windows from the row or head where it wraps (expect_windows says where).
+void check_huge(wb::Stage& stage, Attention attention, const HugeCase& h, bool p_rounded)
+{
+    const ch09::Shape s = shape_of(h.shape);
+    const ch08::Dtype dtype = h.dtype;
+    const std::string label = describe(h.shape, dtype);
+    const std::size_t q_count = ch09::q_elements(s), kv_count = ch09::kv_elements(s);
+    const auto rows = static_cast<std::size_t>(ch09::rows_total(s));
+    const std::size_t workspace = rows * static_cast<std::size_t>(std::max(s.kv_len, s.head_dim + 1)) * sizeof(float);
+    const wb::LargeCase large(2 * (q_count + kv_count) * sizeof(std::uint16_t) + rows * sizeof(float) + workspace,
+                              label);
+    if (!large) return;
+    // K first: a head offset that wraps to -2^31 then points before every array of the case (most likely
+    // at nothing mapped: a fault) rather than into another array of it.
+    wb::DeviceBuffer<std::uint16_t> dk(kv_count), dv(kv_count), dq(q_count), dO(q_count);
+    wb::DeviceBuffer<float> dL(rows);
+    std::uint64_t seed = wb::seed() + 9001;
+    for (wb::DeviceBuffer<std::uint16_t>* input : {&dq, &dk, &dv}) {
+        const auto n = static_cast<std::int64_t>(input->size());
+        if (dtype == ch08::Dtype::f16) {
+            wb::fill_uniform_device(reinterpret_cast<__half*>(input->data()), n, seed++, -1.f, 1.f, stage.stream());
+        } else {
+            wb::fill_uniform_device(reinterpret_cast<__nv_bfloat16*>(input->data()), n, seed++, -1.f, 1.f,
+                                    stage.stream());
+        }
+    }
+    dO.poison(), dL.poison();   // poison() synchronises the device: the fills are done before the launch
+    wb::run_past_int_range(
+        stage, [&](cudaStream_t st) { attention(s, dq.data(), dk.data(), dv.data(), dtype, dO.data(), dL.data(), st); },
+        label);
+
+    const std::int64_t D = s.head_dim;
+    std::vector<wb::SampledWindow> o_windows, lse_windows;
+    for (std::int64_t first : huge_row_windows(s)) {
+        const std::int64_t count = std::min<std::int64_t>(kHugeWindowRows, static_cast<std::int64_t>(rows) - first);
+        const ch09::Reference ref =
+            window_reference(s, dq.data(), dk.data(), dv.data(), first, count, dtype, p_rounded);
+        const std::vector<std::uint16_t> o_bits = wb::download_part(dO.data(), first * D, count * D);
+        const wb::Layout layout = wb::Layout::matrix(count, D);
+        wb::SampledWindow o;
+        o.first = first * D;
+        o.count = count * D;
+        o.name = window_name(s, first, count) + " of O";
+        o.report = dtype == ch08::Dtype::f16
+                       ? wb::compare(ref.o, as_type<__half>(o_bits), ch09::o_tolerance(ref, dtype), layout,
+                                     wb::Operation::exponential())
+                       : wb::compare(ref.o, as_type<__nv_bfloat16>(o_bits), ch09::o_tolerance(ref, dtype), layout,
+                                     wb::Operation::exponential());
+        o_windows.push_back(std::move(o));
+        wb::SampledWindow l;
+        l.first = first;
+        l.count = count;
+        l.name = window_name(s, first, count) + " of lse";
+        l.report = wb::compare(ref.lse, wb::download_part(dL.data(), first, count), ch09::lse_tolerance(ref),
+                               wb::Layout::vector(), wb::Operation::exponential(true));
+        lse_windows.push_back(std::move(l));
+    }
+    wb::expect_windows(stage, o_windows, "O, " + label);
+    wb::expect_windows(stage, lse_windows, "lse, " + label);
+}
+
 void check_all(wb::Stage& stage, Attention attention, bool p_rounded)
 {
     wb::Rng rng(9);
     for (const Case& c : kCases)
         for (const ch08::Dtype dtype : {ch08::Dtype::f16, ch08::Dtype::bf16})
             check_case(stage, attention, c, dtype, p_rounded, false, rng);
-    if (wb::emulated()) return;   // the large shapes take minutes in emulation
-    for (const Case& c : kLargeCases)
-        for (const ch08::Dtype dtype : {ch08::Dtype::f16, ch08::Dtype::bf16})
-            check_case(stage, attention, c, dtype, p_rounded, true, rng);
+    if (!wb::emulated()) {   // the large shapes take minutes in emulation
+        for (const Case& c : kLargeCases)
+            for (const ch08::Dtype dtype : {ch08::Dtype::f16, ch08::Dtype::bf16})
+                check_case(stage, attention, c, dtype, p_rounded, true, rng);
+    }
+    for (const HugeCase& h : kHugeCases) check_huge(stage, attention, h, p_rounded);   // GPU only: LargeCase
 }
 
 /// The timed shapes: B, H, S, D = 4, 16, 2048, 128 non-causal for stages 1-5; for stage 6 (against

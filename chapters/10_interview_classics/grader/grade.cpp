@@ -12,12 +12,17 @@
 #include "harness/chapter_grader.hpp"   // the stages of stages.json: both tracks, launchers, test cases
 
 #include "10_interview_classics/grader/reference.hpp"
+#include "harness/device_kernels.hpp"
 #include "harness/emulated_profile.hpp"
+#include "harness/past_int_range.hpp"
 #include "harness/sampling.hpp"
 
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
+#include <cstdint>
+#include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -193,16 +198,145 @@ void check_cases(wb::Stage& stage, const std::vector<Case>& cases, Launch launch
     }
 }
 
+// ---- past the int range (GPU only) -----------------------------------------------------------------
+
+/// The size of the cases past the 32-bit range: 11% of the elements lie past index 2^31 - 1, and
+/// n % 4 = 3, so a float4 loop has a tail to handle there too.
+constexpr int64_t kHugeElements = (int64_t(1) << 31) + (int64_t(1) << 28) + 3;
+
+/// One marked element of the large sum: its index, and where it lies, for the learner.
+struct Marker {
+    int64_t index;
+    std::string where;
+};
+
+/// The marked elements of the large sum and dot product, in index order: marker k holds 2^k, every
+/// other element 0. Each sits where some launch stops reaching: the first and last elements, past the
+/// 65535 blocks of a capped grid (of 256 and of 1024 threads), on both sides of index 2^31, in the
+/// float4 tail.
+std::vector<Marker> huge_sum_markers(int64_t n)
+{
+    return {{0, "the first element"},
+            {(int64_t(1) << 24) + 3, "past 65535 blocks of 256 threads"},
+            {int64_t(65535) * 1024 + 5, "past 65535 blocks of 1024 threads"},
+            {(int64_t(1) << 30) + 7, "past 2^30"},
+            {wb::kIntLimit - 1, "2^31 - 1, the largest index an int holds"},
+            {wb::kIntLimit, "2^31, the first index past the int range"},
+            {wb::kIntLimit + (int64_t(1) << 27) + 1, "past 2^31"},
+            {n - 3, "in the last 3 elements, the tail of a float4 loop"},
+            {n - 1, "the last element"}};
+}
+
+/// What a wrong result of the large sum says. Marker k holds 2^k and every other element 0, so the
+/// bits of a result below 2^9 name the marked elements that never reached it; where they lie tells
+/// a size converted to int (none reached it), an index computed in 32 bits (those past 2^31), a grid
+/// that stops short (those from some index on). Pure logic.
+std::string huge_sum_cause(const std::vector<Marker>& markers, double got)
+{
+    const double all = std::ldexp(1.0, static_cast<int>(markers.size())) - 1.0;
+    if (std::string guard = wb::guard_read_cause(all, got); !guard.empty()) return guard;
+    if (!(got >= 0.0 && got <= all && got == std::floor(got))) {
+        return "the result is not a sum of some of the marked elements (each holds a power of 2, every other element "
+               "0): elements were counted more than once, or values read from outside the input (an index held in "
+               "an int turns negative past 2^31 - 1 and reads memory before the array).";
+    }
+    const auto bits = static_cast<std::uint32_t>(got);
+    std::vector<std::size_t> lost;
+    std::string names;
+    for (std::size_t k = 0; k < markers.size(); ++k) {
+        if ((bits >> k) & 1u) continue;
+        lost.push_back(k);
+        names += std::string(names.empty() ? "" : "; ") + "index " + std::to_string(markers[k].index) + " (" +
+                 markers[k].where + ")";
+    }
+    std::string cause = "values were lost: every element is 0 but " + std::to_string(markers.size()) +
+                        " marked ones that hold 1, 2, 4, ..., so the result names those it lacks: " + names + ".\n  ";
+    const bool suffix =
+        !lost.empty() && lost.back() == markers.size() - 1 && lost.size() == markers.size() - lost.front();
+    if (lost.size() == markers.size()) {
+        return cause +
+               "Nothing was added: n converted to int (a kernel parameter, a loop bound), which is negative "
+               "past 2^31 - 1. Keep sizes and indices in std::int64_t.";
+    }
+    if (suffix && markers[lost.front()].index == wb::kIntLimit) {
+        return cause +
+               "Every marked element below index 2^31 was added and none past it: an index "
+               "(blockIdx.x * blockDim.x + threadIdx.x, or i += stride) computed in 32 bits wraps at 2^31. "
+               "Compute it in std::int64_t.";
+    }
+    if (suffix) {
+        return cause + "The elements up to index " + std::to_string(markers[lost.front() - 1].index) +
+               " were added and none from index " + std::to_string(markers[lost.front()].index) +
+               " on: the grid does not reach the end of a large input (a block count capped, e.g. at 65535, without "
+               "a grid-stride loop, or an index computed in 32 bits).";
+    }
+    return cause +
+           "Elements inside the input were skipped while later ones were added: an index or a stride that "
+           "wraps in 32 bits, a loop that steps over part of the input, or a plain += on out[0] from several "
+           "blocks that loses updates (a race).";
+}
+
+/// The sum (or, with @p dot, the dot product) of n = 2^31 + 2^28 + 3 elements, on a GPU with the memory
+/// (9 GiB per array, 4 to spare). x is 0 everywhere but at the 9 markers of huge_sum_markers, which
+/// hold 1, 2, ..., 256 (set on the GPU after x is filled there); y is 1 everywhere. Every partial sum is
+/// an integer below 2^24 and adding 0 is exact, so every order and grouping of the additions gives
+/// exactly 511, stage 1's single chain of atomics included: the check is exact, and a wrong result
+/// names the marked elements it lacks. Not n ones, as chapter 2: a float sum of n ones is not exact
+/// (a single chain of atomics stops at 2^24) and the contract's bound, depth n / 128 + 32, exceeds n,
+/// so 11% of the elements lost past 2^31 could not be told from rounding. A 32-bit index crashes
+/// (run_past_int_range says why) or loses the markers from index 2^31 on.
+void check_huge(wb::Stage& stage, bool dot,
+                const std::function<void(const float*, const float*, float*, int64_t, cudaStream_t)>& launch)
+{
+    const int64_t n = kHugeElements;
+    const std::vector<Marker> markers = huge_sum_markers(n);
+    const std::string label = std::string("n = 2^31 + 2^28 + 3, ") +
+                              (dot ? "x 0 but at 9 marked elements summing to 511, y 1"
+                                   : "every input 0 but 9 marked elements summing to 511") +
+                              " (past the int range)";
+    const wb::LargeCase large((dot ? 2 : 1) * static_cast<std::size_t>(n) * sizeof(float), label);
+    if (!large) return;
+    wb::DeviceBuffer<float> x(static_cast<std::size_t>(n)), out(kOutSlots);
+    wb::DeviceBuffer<float> y(dot ? static_cast<std::size_t>(n) : 1);
+    wb::fill_uniform_device(x.data(), n, wb::seed() + 1061, 0.f, 0.f, stage.stream());
+    wb::fill_uniform_device(y.data(), static_cast<int64_t>(y.size()), wb::seed() + 1062, 1.f, 1.f, stage.stream());
+    std::vector<float> values(markers.size());
+    for (std::size_t k = 0; k < markers.size(); ++k) {
+        values[k] = std::ldexp(1.0f, static_cast<int>(k));
+        WB_CUDA_CHECK(cudaMemcpyAsync(x.data() + markers[k].index, &values[k], sizeof(float), cudaMemcpyHostToDevice,
+                                      stage.stream()));
+    }
+    WB_CUDA_CHECK(cudaStreamSynchronize(stage.stream()));
+    out.poison();
+    wb::run_past_int_range(
+        stage, [&](cudaStream_t s) { launch(x.data(), y.data(), out.data(), n, s); }, label);
+    Case c;
+    c.label = label;
+    c.expected = std::ldexp(1.0, static_cast<int>(markers.size())) - 1.0;
+    c.tolerance = wb::Tolerance::exact();
+    c.exact = true;
+    const std::vector<float> result = out.download();
+    wb::CompareReport report = judge(c, result, 1, false);
+    if (!report.ok && !report.nothing_written && !std::isnan(result[0]) &&
+        report.message.find("\n  likely cause: ") != std::string::npos) {
+        report.message = report.message.substr(0, report.message.find("\n  likely cause: ")) +
+                         "\n  likely cause: " + huge_sum_cause(markers, result[0]);
+    }
+    stage.expect(report, label);
+}
+
 void check_sum(wb::Stage& stage, SumLauncher sum)
 {
-    check_cases(stage, all_cases(false, stage.info().id),
-                [&](const float* x, const float*, float* out, int64_t n, cudaStream_t s) { sum(x, out, n, s); });
+    auto launch = [&](const float* x, const float*, float* out, int64_t n, cudaStream_t s) { sum(x, out, n, s); };
+    check_cases(stage, all_cases(false, stage.info().id), launch);
+    check_huge(stage, false, launch);
 }
 
 void check_dot(wb::Stage& stage, DotLauncher dot)
 {
-    check_cases(stage, all_cases(true, stage.info().id),
-                [&](const float* x, const float* y, float* out, int64_t n, cudaStream_t s) { dot(x, y, out, n, s); });
+    auto launch = [&](const float* x, const float* y, float* out, int64_t n, cudaStream_t s) { dot(x, y, out, n, s); };
+    check_cases(stage, all_cases(true, stage.info().id), launch);
+    check_huge(stage, true, launch);
 }
 
 // ---- softmax -------------------------------------------------------------------------------------
@@ -311,6 +445,85 @@ bool rounding_off_uniform(const std::vector<float>& got)
     });
 }
 
+/// Whole-vector softmax past the int range, on a GPU with the memory (x and out, 9 GiB each): n = 2^31 +
+/// 2^28 + 3, every value -1000 (filled on the GPU) but about 40 markers in [0, 2], two in the middle of
+/// each window that is checked, the first and the last element, and the maximum, 2, at index 2^31. The
+/// output is compared on windows of 4096 elements: the first, the last, 14 between, and those across
+/// element 2^24 and 65535 x 1024 (a grid capped at 65535 blocks stops there) and index 2^31. A 32-bit
+/// index crashes, leaves the windows past 2^31 unwritten, or loses markers from the maximum or the sum,
+/// which changes every marker's output.
+///
+/// Tolerance. exp(-1000 - max) is 0 in float (and in double), and adding 0 is exact, so the sum holds
+/// only the M markers' terms, and its longest chain of roundings is M - 1 in any order and on any grid:
+/// chapter 3's bound (ch10::softmax_error_bound) with depth M and, for a log-sum-exp form whose
+/// exponential's argument reaches D + log M, spread D + log M. With M = 42 and D = 2 that is about
+/// 3e-5 relative, and one marker lost from the sum moves every output by more than 0.5%. Not a
+/// constant input: its sum of n terms of 1 is not exact in float (the contract's depth, n / 128 + 32,
+/// allows a relative error above 10 at this n, and a right kernel with one atomic per 128 elements
+/// stalls at 2^31), so losing the 11% past index 2^31 would not show in the values.
+void check_softmax_huge(wb::Stage& stage, SoftmaxLauncher softmax)
+{
+    const int64_t n = kHugeElements;
+    constexpr int64_t kWidth = 4096;
+    constexpr float kBackground = -1000.0f;
+    const std::string label =
+        "n = 2^31 + 2^28 + 3, every value -1000 but about 40 in [0, 2] (past the int range; "
+        "checked on windows of 4096 elements)";
+    const wb::LargeCase large(2 * static_cast<std::size_t>(n) * sizeof(float), label);
+    if (!large) return;
+
+    std::vector<int64_t> starts = wb::spread_windows(n, kWidth, 16);
+    for (int64_t start : {(int64_t(1) << 24) - kWidth / 2, int64_t(65535) * 1024 - kWidth / 2,
+                          wb::kIntLimit - kWidth / 2, wb::kIntLimit + (int64_t(1) << 27) + 17})
+        starts.push_back(start);
+    std::sort(starts.begin(), starts.end());
+    starts.erase(std::unique(starts.begin(), starts.end()), starts.end());
+    std::map<int64_t, float> markers{{0, 1.0f}, {n - 1, 1.5f}};
+    for (std::size_t k = 0; k < starts.size(); ++k) {
+        const float step = 0.25f * static_cast<float>(k % 8);
+        markers[starts[k] + kWidth / 2 - 1] = step;       // in the window across 2^31: index 2^31 - 1
+        markers[starts[k] + kWidth / 2] = 1.75f - step;   // and index 2^31, the maximum below
+    }
+    markers[wb::kIntLimit] = 2.0f;
+
+    wb::DeviceBuffer<float> x(static_cast<std::size_t>(n)), y(static_cast<std::size_t>(n));
+    wb::DeviceBuffer<float> workspace(static_cast<std::size_t>(ch10::kWorkspaceFloats));
+    wb::fill_uniform_device(x.data(), n, wb::seed() + 1063, kBackground, kBackground, stage.stream());
+    std::vector<float> values{kBackground};   // what decides the maximum and the sum: the markers, and -1000
+    for (const auto& [index, value] : markers) {
+        values.push_back(value);
+        WB_CUDA_CHECK(cudaMemcpyAsync(x.data() + index, &value, sizeof(float), cudaMemcpyHostToDevice, stage.stream()));
+    }
+    WB_CUDA_CHECK(cudaStreamSynchronize(stage.stream()));
+    y.poison();
+    workspace.poison();
+    wb::run_past_int_range(
+        stage, [&](cudaStream_t s) { softmax(x.data(), y.data(), n, workspace.data(), s); }, label);
+
+    // The maximum and the sum of the whole vector, in double: the n - M values of -1000 add
+    // exp(-1000 - max), which is 0 in double too.
+    const double max = *std::max_element(values.begin(), values.end());
+    const auto terms = static_cast<double>(markers.size());
+    double sum = (static_cast<double>(n) - terms) * std::exp(static_cast<double>(kBackground) - max);
+    for (const auto& [index, value] : markers) sum += std::exp(static_cast<double>(value) - max);
+    const wb::Tolerance tolerance{0x1.0p-126,
+                                  ch10::softmax_error_bound(ch10::value_spread(values) + std::log(terms), terms)};
+    std::vector<wb::SampledWindow> windows;
+    for (int64_t start : starts) {
+        wb::SampledWindow w;
+        w.first = start;
+        w.count = std::min(kWidth, n - start);
+        w.name = "elements " + std::to_string(w.first) + " to " + std::to_string(w.first + w.count - 1);
+        const std::vector<float> xs = wb::download_part(x.data(), w.first, w.count);
+        std::vector<double> expected(xs.size());
+        for (std::size_t i = 0; i < xs.size(); ++i) expected[i] = std::exp(static_cast<double>(xs[i]) - max) / sum;
+        w.report = wb::compare(expected, wb::download_part(y.data(), w.first, w.count), tolerance, wb::Layout::vector(),
+                               wb::Operation::exponential());
+        windows.push_back(std::move(w));
+    }
+    wb::expect_windows(stage, windows, label);
+}
+
 void check_softmax(wb::Stage& stage, SoftmaxLauncher softmax)
 {
     wb::DeviceBuffer<float> workspace(static_cast<std::size_t>(ch10::kWorkspaceFloats));
@@ -361,6 +574,7 @@ void check_softmax(wb::Stage& stage, SoftmaxLauncher softmax)
             stage.expect(report, c.label + (call > 1 ? " (call " + std::to_string(call) + ")" : ""));
         }
     }
+    check_softmax_huge(stage, softmax);
 }
 
 // ---- speed ---------------------------------------------------------------------------------------
