@@ -127,10 +127,10 @@ wb::Tolerance y_tolerance(const ch04::LayerNormReference& ref)
 /// The outputs of one launch, compared with the reference.
 struct Outcome {
     wb::CompareReport y, mean, rstd;
-    std::vector<float> rstd_got;   ///< for variance_formula_hint
-    std::vector<double> var;       ///< the population variance of each row
-    std::vector<double> row_mean;  ///< the mean of each row
-    double rstd_rel = 0.0;         ///< the rstd tolerance (relative)
+    std::vector<float> rstd_got;    ///< for variance_formula_hint
+    std::vector<double> var;        ///< the population variance of each row
+    std::vector<double> row_mean;   ///< the mean of each row
+    double rstd_rel = 0.0;          ///< the rstd tolerance (relative)
     int64_t cols = 0;
     float eps = 0.0f;             ///< the eps of this case
     bool naive_reliable = true;   ///< would E[x^2] - E[x]^2 be within the tolerance on this input?
@@ -281,7 +281,8 @@ void expect(wb::Stage& stage, const Outcome& out, const std::string& label)
                   "(x - mean)."
                 : std::string("the variance is too ") + (too_large ? "large" : "small") +
                       " on rows where no cancellation can explain it (their spread is not small next to their "
-                      "mean, or the error is beyond what rounding can lose).\n  check: the sum of (x - mean)^2 over the row's real values only (padding or "
+                      "mean, or the error is beyond what rounding can lose).\n  check: the sum of (x - mean)^2 over "
+                      "the row's real values only (padding or "
                       "out-of-row lanes add mean^2 each), divided by n; in a merge of partial (count, mean, M2) "
                       "states, M2 = M2a + M2b + delta^2 na nb / n (dropping the last term makes it too small).";
         // The generic cause (a scale factor, a NaN) would contradict this one: keep what and where only.
