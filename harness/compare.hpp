@@ -150,11 +150,12 @@ PeriodicLines periodic_bad_lines(const std::vector<std::uint8_t>& bad, const Lay
 std::string half_valued_results(const std::vector<double>& expected, const std::vector<double>& got,
                                 const std::vector<std::uint8_t>& bad);
 
-/// The likely cause when @p got differs from @p expected by 1 to 4 copies of a guard value: the float
-/// whose four bytes are one of the guard bytes placed after every DeviceBuffer (0xC8 to 0xDF, from
-/// -4.1e5 to -3.2e19). Such a value only enters a result through a read past the end of an input. The
-/// match is to 1e-5 relative (plus @p slack, what the input values themselves can add), so that other
-/// wrong values almost never pass for one. Empty when the difference is not of that form.
+/// The likely cause when @p got differs from @p expected by k copies (1 <= k <= 4096) of a guard value:
+/// the float whose four bytes are one of the guard bytes placed after every DeviceBuffer (0xC8 to 0xDF,
+/// from -4.1e5 to -3.2e19). Such a value only enters a result through a read past the end of an input
+/// (a block reading 255 elements past an input of 1 adds 255 of them). The match allows the rounding
+/// of a float sum of k values, 4 (log2 k + 1) u relative, plus @p slack (what the input values
+/// themselves can add), so that other wrong values almost never pass for one. Empty otherwise.
 std::string guard_read_cause(double expected, double got, double slack = 0.0);
 
 /// guard_read_cause over the first wrong elements of an output, naming where the first one is.

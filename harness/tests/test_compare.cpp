@@ -275,6 +275,14 @@ TEST_CASE("a guard value read past the end of an input is named; other large err
     CHECK(contains(run(expected, {1, 2, 3, guard}).message, "0xCE"));
     // A sum that added two guard values to the right result.
     CHECK(contains(wb::guard_read_cause(-428.0, -428.0 + 2.0 * guard), "2 x"));
+    // A block of 256 threads that read 255 elements past an input of 1 (seen on an H100): 255 x 0xCA.
+    const std::uint32_t ca_bits = 0xCACACACAu;
+    float ca = 0.0f;
+    std::memcpy(&ca, &ca_bits, sizeof ca);
+    float block_sum = -109.0f;
+    for (int k = 0; k < 255; ++k) block_sum += ca;
+    CHECK(contains(wb::guard_read_cause(-109.0, block_sum, 2000.0), "255 x"));
+    CHECK(wb::guard_read_cause(-109.0, -1.69449882e9, 2000.0).find("255 x") != std::string::npos);
     // The input itself may add a little: within the slack only.
     const std::uint32_t small_bits = 0xC8C8C8C8u;   // the smallest guard value, -4.1e5: 1e-5 of it is 4
     float small_guard = 0.0f;
