@@ -94,8 +94,9 @@ StageFailure failure_from_cuda(const CudaError& error, int chapter)
     if (is_launch_configuration_error(error.code())) {
         return {Status::crashed, std::string("your launch was rejected: ") + error.what() +
                                      ".\n  likely cause: more than 1024 threads per block, a grid or block of "
-                                     "size 0, more shared memory than the GPU allows, or too many registers "
-                                     "for the block size."};
+                                     "size 0, a grid's y or z dimension above 65535 (rows or heads on blockIdx.y), "
+                                     "more shared memory than the GPU allows, or too many registers for the "
+                                     "block size."};
     }
     return {Status::crashed, std::string("the GPU reported an error: ") + error.what() +
                                  ".\n  likely cause: a kernel read or wrote outside its arrays (an index past the "

@@ -19,6 +19,8 @@
 ///   The sum behind lse is of the unrounded fp32 probabilities. Stages 4, 5 and 7 may round P to the
 ///   input type before P V (tensor cores take 16-bit operands); stages 1, 2, 3 and 6 keep P in fp32.
 /// - Sizes: 1 <= q_len, kv_len <= 2^17, batch * heads <= 2^16, head_dim 64 or 128, any finite scale.
+///   2^16 heads is one more than a grid's y dimension holds (65535): a block row per head needs a
+///   second launch, or heads along x. The grader runs batch * heads = 2^16 on a GPU.
 ///   Nothing is a multiple of a tile: q_len and kv_len of 1, 17, 63, 65, 100 are graded.
 /// - Q, K, V, O and lse come from cudaMalloc and do not overlap. O and lse are filled with NaN before
 ///   every launch: every element must be written (masked rows too). Inputs are finite.

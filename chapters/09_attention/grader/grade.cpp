@@ -83,6 +83,8 @@ const Case kLargeCases[] = {
     {2, 2, 4, 3000, 64, true, 0.0f, 0, false, "decode, 4 queries, causal"},
     {1, 2, 300, 4000, 128, false, 2.0f, 3, false, "large logits, long rows"},
     {1, 1, 600, 1000, 64, true, 0.0f, 0, false, "causal, few rows: split-KV chunks that some rows do not reach"},
+    {4, 16384, 2, 3, 64, true, 0.0f, 0, false,
+     "batch * heads = 2^16, the contract's most: one more than a grid's y dimension holds (65535)"},
 };
 
 ch09::Inputs make_inputs(const Case& c, const ch09::Shape& s, wb::Rng& rng)
