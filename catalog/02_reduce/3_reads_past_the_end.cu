@@ -5,7 +5,8 @@
 // `sdata[tid] = in[i]` with no `i < n`: the last block reads past the end of the input. What lies
 // there decides the result. Inside the harness's guard every byte is one of 0xC8 to 0xDF, so each float
 // read there is a large negative number (-4.1e5 to -3.2e19): on an H100 the sum of n = 1 integer came
-// out -1.69e9, and the grader recognises that value as its guard. Elsewhere the bytes are anything (or
+// out -1.69e9, the 255 other threads of the block having each added the guard value -6.6e6, and the
+// grader recognises 255 copies of its guard. Elsewhere the bytes are anything (or
 // the read faults); the grader's memcheck run, whose arrays have no guard, finds the read. Outside the
 // grader this is a read out of bounds (memcheck, compute-sanitizer, reports it when it leaves the
 // allocation). The emulator knows where each of the grader's arrays ends and stops the read.
