@@ -50,8 +50,8 @@ __global__ void __launch_bounds__(kMomentThreads)
 /// Kernel 2: y = (x - mean) * rstd * gamma + beta, one thread per element.
 __global__ void __launch_bounds__(kThreads)
     normalise_kernel(const float* __restrict__ x, const float* __restrict__ gamma, const float* __restrict__ beta,
-                     const float* __restrict__ mean, const float* __restrict__ rstd, float* __restrict__ y,
-                     int n, int cols)   // the bug: the element count in 32 bits
+                     const float* __restrict__ mean, const float* __restrict__ rstd, float* __restrict__ y, int n,
+                     int cols)   // the bug: the element count in 32 bits
 {
     const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * kThreads + threadIdx.x;
     if (i >= n) return;

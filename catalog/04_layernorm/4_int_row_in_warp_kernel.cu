@@ -36,7 +36,7 @@ __global__ void __launch_bounds__(kThreads)
     constexpr int kPacks = kColsPerLane / kPack;
     const int row = blockIdx.x * kRowsPerBlock + threadIdx.x / wb::kWarpSize;   // fits: rows < 2^31
     const int lane = threadIdx.x % wb::kWarpSize;
-    if (row >= rows) return;   // warp-uniform
+    if (row >= rows) return;            // warp-uniform
     const float* xr = x + row * cols;   // the bug: int row times int cols, computed in 32 bits
     float* yr = y + row * cols;
 

@@ -24,8 +24,8 @@ constexpr int kBlockY = 8;
 __global__ void transpose_naive_kernel(const float* __restrict__ in, float* __restrict__ out, int rows,
                                        int cols)   // the bug: each side fits in an int, their product does not
 {
-    const int c = blockIdx.x * kBlockX + threadIdx.x;   // input column
-    const int r = blockIdx.y * kBlockY + threadIdx.y;   // input row
+    const int c = blockIdx.x * kBlockX + threadIdx.x;                 // input column
+    const int r = blockIdx.y * kBlockY + threadIdx.y;                 // input row
     if (r < rows && c < cols) out[c * rows + r] = in[r * cols + c];   // int products: wrap past 2^31 - 1
 }
 
