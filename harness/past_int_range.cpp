@@ -84,6 +84,15 @@ void run_past_int_range(Stage& stage, const Launch& launch, const std::string& l
     }
 }
 
+std::string with_commas(std::int64_t value)
+{
+    std::string digits = std::to_string(value);
+    const std::size_t first = value < 0 ? 1 : 0;   // after a minus sign
+    for (auto i = static_cast<std::int64_t>(digits.size()) - 3; i > static_cast<std::int64_t>(first); i -= 3)
+        digits.insert(static_cast<std::size_t>(i), ",");
+    return digits;
+}
+
 std::vector<std::int64_t> row_windows_past_int_range(std::int64_t rows, std::int64_t cols, std::int64_t width)
 {
     std::vector<std::int64_t> starts = spread_windows(rows, width, 16);

@@ -62,6 +62,9 @@ void expect_windows(Stage& stage, const std::vector<SampledWindow>& windows, con
 /// lies before the array): the failure says so, and names the case.
 void run_past_int_range(Stage& stage, const Launch& launch, const std::string& label);
 
+/// @p value with its thousands separated by commas ("2,359,301"), for the labels of large cases.
+std::string with_commas(std::int64_t value);
+
 /// The first rows of windows of @p width rows spread over a matrix of @p rows x @p cols: the first and
 /// the last rows, 14 between, and the rows around the two places where 32-bit arithmetic breaks, the
 /// row whose elements cross index 2^31 and (when there are that many) row 2^24 (65535 blocks of 256

@@ -47,6 +47,25 @@ std::vector<T> download_part(const T* device, std::int64_t first, std::int64_t c
     return host;
 }
 
+/// A block of a row-major matrix: rows [row, row + rows) x columns [col, col + cols).
+struct MatrixBlock {
+    std::int64_t row = 0, rows = 0, col = 0, cols = 0;
+};
+
+/// Copies block @p b of a row-major device matrix whose rows hold @p ld items, row after row: one 2-D
+/// copy on @p stream, then a wait (a block of columns is not contiguous; the emulator's runtime has the
+/// asynchronous form only).
+template <typename T>
+std::vector<T> download_block(const T* matrix, std::int64_t ld, const MatrixBlock& b, cudaStream_t stream)
+{
+    std::vector<T> host(static_cast<std::size_t>(b.rows * b.cols));
+    if (host.empty()) return host;
+    WB_CUDA_CHECK(cudaMemcpy2DAsync(host.data(), b.cols * sizeof(T), matrix + b.row * ld + b.col, ld * sizeof(T),
+                                    b.cols * sizeof(T), b.rows, cudaMemcpyDeviceToHost, stream));
+    WB_CUDA_CHECK(cudaStreamSynchronize(stream));
+    return host;
+}
+
 /// True when the GPU has @p bytes free, with 1 GiB to spare, for a case that @p what describes;
 /// otherwise prints that the case is skipped, and why. Always false on the CPU emulator (the
 /// emulated runs stay small).

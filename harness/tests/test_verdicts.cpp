@@ -294,3 +294,11 @@ TEST_CASE("row windows of a large matrix include the rows where 32-bit arithmeti
     // A matrix with fewer rows than 2^24: no window past its end.
     for (std::int64_t s : wb::row_windows_past_int_range(1000, 1 << 22, 8)) CHECK(s + 8 <= 1000);
 }
+
+TEST_CASE("large counts are labelled with thousands separators", "[verdicts]")
+{
+    CHECK(wb::with_commas(2359301) == "2,359,301");
+    CHECK(wb::with_commas(1000) == "1,000");
+    CHECK(wb::with_commas(999) == "999");
+    CHECK(wb::with_commas(-1234567) == "-1,234,567");
+}

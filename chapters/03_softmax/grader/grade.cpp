@@ -192,15 +192,6 @@ constexpr int64_t kHugeCols = 1000;
 /// Rows per window of the large output that the CPU reference checks.
 constexpr int64_t kHugeWindowRows = 4;
 
-/// @p value with its thousands separated by commas ("2,359,301"), for the labels.
-std::string with_commas(int64_t value)
-{
-    std::string digits = std::to_string(value);
-    for (auto i = static_cast<int64_t>(digits.size()) - 3; i > 0; i -= 3)
-        digits.insert(static_cast<std::size_t>(i), ",");
-    return digits;
-}
-
 /// The case past the int range, on a GPU with the memory for it (x and y: 17.6 GiB in float, 8.8 GiB in
 /// fp16): kHugeRows x kHugeCols values uniform in [-8, 8), filled on the GPU. Every smaller case fits in
 /// 32-bit indices, so a kernel that forms row * cols in int, keeps its element index in int or converts
@@ -212,7 +203,7 @@ void check_huge(wb::Stage& stage, Launcher<T> launch, Kind kind)
 {
     constexpr bool is_half = std::is_same_v<T, __half>;
     const int64_t rows = kHugeRows, cols = kHugeCols, n = rows * cols;
-    const std::string label = with_commas(rows) + " x " + std::to_string(cols) + (is_half ? ", fp16" : "") +
+    const std::string label = wb::with_commas(rows) + " x " + std::to_string(cols) + (is_half ? ", fp16" : "") +
                               (kind == Kind::log_softmax ? ", log-softmax" : "") +
                               " (past the int range; checked on rows sampled across it)";
     const wb::LargeCase large(2 * static_cast<std::size_t>(n) * sizeof(T), label);

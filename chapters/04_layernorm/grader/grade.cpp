@@ -344,15 +344,6 @@ constexpr int64_t kHugeCols = 1000;
 /// Rows per window of the large output that the CPU reference checks.
 constexpr int64_t kHugeWindowRows = 4;
 
-/// @p value with its thousands separated by commas ("2,359,301"), for the labels.
-std::string with_commas(int64_t value)
-{
-    std::string digits = std::to_string(value);
-    for (auto i = static_cast<int64_t>(digits.size()) - 3; i > 0; i -= 3)
-        digits.insert(static_cast<std::size_t>(i), ",");
-    return digits;
-}
-
 /// Windows of one output of the large case, by the row windows they belong to.
 struct HugeWindows {
     std::vector<wb::SampledWindow> y, mean, rstd;
@@ -370,7 +361,7 @@ void check_huge(wb::Stage& stage, Launcher<T> launch)
 {
     const int64_t rows = kHugeRows, cols = kHugeCols, n = rows * cols;
     const char* type = std::is_same_v<T, __half> ? ", fp16" : std::is_same_v<T, __nv_bfloat16> ? ", bf16" : "";
-    const std::string label = with_commas(rows) + " x " + std::to_string(cols) + type + ", " + eps_label(kEps) +
+    const std::string label = wb::with_commas(rows) + " x " + std::to_string(cols) + type + ", " + eps_label(kEps) +
                               " (past the int range; checked on rows sampled across it)";
     const std::size_t bytes = (2 * static_cast<std::size_t>(n) + 2 * static_cast<std::size_t>(cols)) * sizeof(T) +
                               2 * static_cast<std::size_t>(rows) * sizeof(float);

@@ -186,22 +186,8 @@ const Case kPastIntC = {46001, 50012, 12, 1.5f, -0.5f};
 /// The operand of a case past the int range that holds more than 2^31 elements.
 enum class Huge { A, B, C };
 
-/// A block of C checked on its own: rows [row, row + rows) x columns [col, col + cols).
-struct Block {
-    std::int64_t row = 0, rows = 0, col = 0, cols = 0;
-};
-
-/// Copies @p b of a row-major device matrix whose rows hold @p ld floats (one 2-D copy: a block of
-/// columns is not contiguous). The emulator's runtime has the asynchronous form only.
-std::vector<float> download_block(const float* matrix, std::int64_t ld, const Block& b, cudaStream_t stream)
-{
-    std::vector<float> host(static_cast<std::size_t>(b.rows * b.cols));
-    WB_CUDA_CHECK(cudaMemcpy2DAsync(host.data(), b.cols * sizeof(float), matrix + b.row * ld + b.col,
-                                    ld * sizeof(float), b.cols * sizeof(float), b.rows, cudaMemcpyDeviceToHost,
-                                    stream));
-    WB_CUDA_CHECK(cudaStreamSynchronize(stream));
-    return host;
-}
+/// A block of C checked on its own.
+using Block = wb::MatrixBlock;
 
 /// Where the blocks of C checked for @p huge lie, and their names. Rows of C for a large A (their rows of A
 /// cross 2^31 at row 2^31 / K) or a large C (at row 2^31 / N): the first and last rows, 14 spread between
@@ -267,7 +253,7 @@ void check_past_int_case(wb::Stage& stage, Sgemm sgemm, const Case& c, Huge huge
     const std::vector<std::pair<Block, std::string>> blocks = past_int_blocks(c, huge);
     std::vector<std::vector<float>> before(blocks.size());   // C is an input too when beta != 0
     if (c.beta != 0.0f) {
-        for (std::size_t i = 0; i < blocks.size(); ++i) before[i] = download_block(C.data(), N, blocks[i].first, s);
+        for (std::size_t i = 0; i < blocks.size(); ++i) before[i] = wb::download_block(C.data(), N, blocks[i].first, s);
     }
     wb::run_past_int_range(
         stage, [&](cudaStream_t st) { sgemm(c.M, c.N, c.K, c.alpha, A.data(), B.data(), c.beta, C.data(), st); },
@@ -277,14 +263,15 @@ void check_past_int_case(wb::Stage& stage, Sgemm sgemm, const Case& c, Huge huge
     std::vector<wb::SampledWindow> windows;
     for (std::size_t i = 0; i < blocks.size(); ++i) {
         const Block& b = blocks[i].first;
-        if (b.rows == M && all_of_a.empty()) all_of_a = download_block(A.data(), K, {0, M, 0, K}, s);
-        if (b.cols == N && all_of_b.empty()) all_of_b = download_block(B.data(), N, {0, K, 0, N}, s);
-        const std::vector<float> a = b.rows == M ? all_of_a : download_block(A.data(), K, {b.row, b.rows, 0, K}, s);
-        const std::vector<float> bs = b.cols == N ? all_of_b : download_block(B.data(), N, {0, K, b.col, b.cols}, s);
+        if (b.rows == M && all_of_a.empty()) all_of_a = wb::download_block(A.data(), K, {0, M, 0, K}, s);
+        if (b.cols == N && all_of_b.empty()) all_of_b = wb::download_block(B.data(), N, {0, K, 0, N}, s);
+        const std::vector<float> a = b.rows == M ? all_of_a : wb::download_block(A.data(), K, {b.row, b.rows, 0, K}, s);
+        const std::vector<float> bs =
+            b.cols == N ? all_of_b : wb::download_block(B.data(), N, {0, K, b.col, b.cols}, s);
         const int rows = static_cast<int>(b.rows), cols = static_cast<int>(b.cols);
         const ch07::GemmReference ref = ch07::gemm_reference(rows, cols, c.K, c.alpha, a, bs, c.beta, before[i]);
         const wb::Tolerance tolerance = ch07::exact_tolerance(c.K, ref.max_abs_terms);
-        std::vector<float> got = download_block(C.data(), N, b, s);
+        std::vector<float> got = wb::download_block(C.data(), N, b, s);
         if (c.beta != 0.0f) wb::mark_unwritten(got, before[i], ref.c, tolerance);
         wb::SampledWindow w;
         w.first = b.row * N + b.col;

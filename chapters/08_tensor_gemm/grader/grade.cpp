@@ -157,21 +157,8 @@ const Case kPastIntC = {46349, 49998, 24, 1.5f, -0.5f, 0};
 /// The operand of a case past the int range that holds more than 2^31 elements.
 enum class Huge { A, B, C };
 
-/// A block of C checked on its own: rows [row, row + rows) x columns [col, col + cols).
-struct Block {
-    std::int64_t row = 0, rows = 0, col = 0, cols = 0;
-};
-
-/// Copies @p b of C (rows of @p N floats) from the GPU: one 2-D copy, since a block of columns is not
-/// contiguous. The emulator's runtime has the asynchronous form only.
-std::vector<float> download_block(const float* C, std::int64_t N, const Block& b, cudaStream_t stream)
-{
-    std::vector<float> host(static_cast<std::size_t>(b.rows * b.cols));
-    WB_CUDA_CHECK(cudaMemcpy2DAsync(host.data(), b.cols * sizeof(float), C + b.row * N + b.col, N * sizeof(float),
-                                    b.cols * sizeof(float), b.rows, cudaMemcpyDeviceToHost, stream));
-    WB_CUDA_CHECK(cudaStreamSynchronize(stream));
-    return host;
-}
+/// A block of C checked on its own.
+using Block = wb::MatrixBlock;
 
 /// Rows @p first .. @p first + @p count - 1 of a K-contiguous 16-bit matrix (A, or B stored N x K), as
 /// floats: the values the kernel multiplied, exactly.
@@ -245,7 +232,7 @@ void check_past_int_case(wb::Stage& stage, Hgemm hgemm, const Case& c, Huge huge
     const std::vector<std::pair<Block, std::string>> blocks = past_int_blocks(c, huge);
     std::vector<std::vector<float>> before(blocks.size());   // C is an input too when beta != 0
     if (c.beta != 0.0f) {
-        for (std::size_t i = 0; i < blocks.size(); ++i) before[i] = download_block(C.data(), N, blocks[i].first, s);
+        for (std::size_t i = 0; i < blocks.size(); ++i) before[i] = wb::download_block(C.data(), N, blocks[i].first, s);
     }
     wb::run_past_int_range(
         stage, [&](cudaStream_t st) { hgemm(c.M, c.N, c.K, c.alpha, A.data(), B.data(), dtype, c.beta, C.data(), st); },
@@ -262,7 +249,7 @@ void check_past_int_case(wb::Stage& stage, Hgemm hgemm, const Case& c, Huge huge
         const int rows = static_cast<int>(b.rows), cols = static_cast<int>(b.cols);
         const ch08::GemmReference ref = ch08::gemm_reference(rows, cols, c.K, c.alpha, a, bs, c.beta, before[i]);
         const wb::Tolerance tolerance = ch08::gemm_tolerance(c.K, ref.max_abs_terms);
-        std::vector<float> got = download_block(C.data(), N, b, s);
+        std::vector<float> got = wb::download_block(C.data(), N, b, s);
         if (c.beta != 0.0f) wb::mark_unwritten(got, before[i], ref.c, tolerance);
         wb::SampledWindow w;
         w.first = b.row * N + b.col;

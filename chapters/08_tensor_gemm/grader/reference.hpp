@@ -55,6 +55,24 @@ inline std::vector<std::uint16_t> encode_all(const std::vector<float>& values, D
     return bits;
 }
 
+/// The values of 16-bit elements of @p dtype (downloaded from the GPU): exact in float.
+inline std::vector<float> decode_all(const std::vector<std::uint16_t>& bits, Dtype dtype)
+{
+    std::vector<float> values(bits.size());
+    for (std::size_t i = 0; i < bits.size(); ++i) {
+        if (dtype == Dtype::f16) {
+            __half h;
+            std::memcpy(&h, &bits[i], sizeof h);
+            values[i] = static_cast<float>(wb::to_double(h));
+        } else {
+            __nv_bfloat16 b;
+            std::memcpy(&b, &bits[i], sizeof b);
+            values[i] = static_cast<float>(wb::to_double(b));
+        }
+    }
+    return values;
+}
+
 struct GemmReference {
     std::vector<double> c;        ///< M x N, row-major
     double max_abs_terms = 0.0;   ///< max over outputs of |alpha| sum_k |a b| + |beta c|

@@ -217,24 +217,6 @@ std::vector<std::int64_t> huge_row_windows(const ch09::Shape& s)
     return starts;
 }
 
-/// The values of downloaded 16-bit elements.
-std::vector<float> decode(const std::vector<std::uint16_t>& bits, ch08::Dtype dtype)
-{
-    std::vector<float> values(bits.size());
-    for (std::size_t i = 0; i < bits.size(); ++i) {
-        if (dtype == ch08::Dtype::f16) {
-            __half h;
-            std::memcpy(&h, &bits[i], sizeof h);
-            values[i] = static_cast<float>(wb::to_double(h));
-        } else {
-            __nv_bfloat16 b;
-            std::memcpy(&b, &bits[i], sizeof b);
-            values[i] = static_cast<float>(wb::to_double(b));
-        }
-    }
-    return values;
-}
-
 /// The float64 reference (ch09::attention_reference, with its tolerances) of rows [first, first + count)
 /// of a large problem, from the inputs those rows read, downloaded: the window's Q rows and the K and V
 /// of their heads. Each head's part is a problem of its own with the queries before the window dropped:
@@ -251,9 +233,9 @@ ch09::Reference window_reference(const ch09::Shape& s, const std::uint16_t* q, c
         ch09::Shape part = s;
         part.batch = 1, part.heads = 1, part.q_len = static_cast<int>(s.q_len - i);
         ch09::Inputs in;
-        in.q = decode(wb::download_part(q, row * D, n * D), dtype);
-        in.k = decode(wb::download_part(k, bh * head_elements, head_elements), dtype);
-        in.v = decode(wb::download_part(v, bh * head_elements, head_elements), dtype);
+        in.q = ch08::decode_all(wb::download_part(q, row * D, n * D), dtype);
+        in.k = ch08::decode_all(wb::download_part(k, bh * head_elements, head_elements), dtype);
+        in.v = ch08::decode_all(wb::download_part(v, bh * head_elements, head_elements), dtype);
         std::vector<std::int64_t> rows(static_cast<std::size_t>(n));
         std::iota(rows.begin(), rows.end(), std::int64_t{0});
         const ch09::Reference ref = ch09::attention_reference(part, in, rows, dtype, p_rounded);

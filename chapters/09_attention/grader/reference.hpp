@@ -18,7 +18,7 @@
 /// lse = m + ln l is checked with an absolute tolerance: E_i + (2 kv_len + 64) u + 2 u |lse_i|.
 #pragma once
 
-#include "08_tensor_gemm/grader/reference.hpp"   // ch08::make_values, ch08::encode_all: exact 16-bit inputs
+#include "08_tensor_gemm/grader/reference.hpp"   // ch08::make_values, encode_all, decode_all: exact 16-bit values
 #include "09_attention/attention_common.cuh"
 #include "harness/compare.hpp"
 
