@@ -10,6 +10,8 @@
 #include "common/primitives.cuh"
 #include "common/tensor_core.cuh"
 
+#include <algorithm>
+
 namespace WORKBOOK_TRACK {
 
 namespace {
@@ -228,7 +230,7 @@ template <typename T, int D>
 __global__ void __launch_bounds__(kThreads, 1)
     attention_hopper_kernel(const __grid_constant__ CUtensorMap q_map, const __grid_constant__ CUtensorMap k_map,
                             const __grid_constant__ CUtensorMap v_map, ch09::Shape shape, T* __restrict__ O,
-                            float* __restrict__ lse)
+                            float* __restrict__ lse, std::int64_t first_head)
 {
     using L = Layout<D>;
     extern __shared__ std::uint8_t smem_raw[];
@@ -238,7 +240,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     Barriers& bar = *reinterpret_cast<Barriers*>(smem + L::kBarriers);
 
     const int q0 = blockIdx.x * kBlockQ;
-    const std::int64_t bh = blockIdx.y;
+    const std::int64_t bh = first_head + blockIdx.y;
     const int tiles = key_tiles(shape, q0);
     if (threadIdx.x == 0) {
         hw::mbarrier_init(&bar.q_full, 1);
@@ -279,9 +281,13 @@ void launch(const ch09::Shape& shape, const void* q, const void* k, const void* 
     const CUtensorMap q_map = hw::make_tensor_map_3d(q, element, heads, shape.q_len, D, kBlockQ);
     const CUtensorMap k_map = hw::make_tensor_map_3d(k, element, heads, shape.kv_len, D, kBlockK);
     const CUtensorMap v_map = hw::make_tensor_map_3d(v, element, heads, shape.kv_len, D, kBlockK);
-    const dim3 grid(wb::ceil_div(shape.q_len, kBlockQ), static_cast<unsigned>(heads));
-    kernel<<<grid, kThreads, L::kSmemBytes, stream>>>(q_map, k_map, v_map, shape, static_cast<T*>(o), lse);
-    WB_CHECK_LAUNCH();
+    // One (batch, head) per block row: gridDim.y holds at most 65535, the contract allows 2^16 heads.
+    constexpr std::int64_t kMaxGridY = 65535;
+    for (std::int64_t first = 0; first < heads; first += kMaxGridY) {
+        const dim3 grid(wb::ceil_div(shape.q_len, kBlockQ), static_cast<unsigned>(std::min(kMaxGridY, heads - first)));
+        kernel<<<grid, kThreads, L::kSmemBytes, stream>>>(q_map, k_map, v_map, shape, static_cast<T*>(o), lse, first);
+        WB_CHECK_LAUNCH();
+    }
 }
 
 template <typename T>
