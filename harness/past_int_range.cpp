@@ -1,6 +1,7 @@
 #include "harness/past_int_range.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 
@@ -22,6 +23,13 @@ LargeCase::LargeCase(std::size_t bytes, const std::string& label)
     allowed_ = device_memory_allows(bytes + (std::size_t(3) << 30), label);
 }
 
+bool LargeCase::fits(std::size_t bytes) const
+{
+    std::size_t free_bytes = 0, total_bytes = 0;
+    return allowed_ && cudaMemGetInfo(&free_bytes, &total_bytes) == cudaSuccess &&
+           free_bytes >= bytes + (std::size_t(4) << 30);
+}
+
 LargeCase::~LargeCase()
 {
     if (lock_fd_ >= 0) ::close(lock_fd_);   // closing releases the lock
@@ -37,8 +45,34 @@ std::string sampled_output_cause(const std::vector<SampledWindow>& windows, cons
                "the element count) converted to int, which is negative past 2^31 - 1. Keep sizes and indices in "
                "std::int64_t.";
     }
-    if (windows.empty() || first_wrong.first == windows.front().first) return "";
+    if (windows.empty()) return "";
+    if (first_wrong.first == windows.front().first) {
+        // Wrong at the start, right in the middle, wrong again past 2^32: the threads of the elements from
+        // 2^32 on took an index modulo 2^32 and worked on the first elements a second time.
+        const std::int64_t end = windows.back().first + windows.back().count;
+        const std::int64_t overlap = end - kUintLimit;   // the first elements that such threads reach again
+        bool middle_seen = false, middle_right = true, past_wrong = false;
+        for (const SampledWindow& w : windows) {
+            if (w.first >= overlap && w.first + w.count <= kUintLimit) middle_seen = true, middle_right &= w.report.ok;
+            if (w.first + w.count > kUintLimit && !w.report.ok) past_wrong = true;
+        }
+        if (overlap > 0 && middle_seen && middle_right && past_wrong) {
+            return "the first " + std::to_string(overlap) +
+                   " elements and those past index 2^32 are wrong, the ones between right: the threads of the "
+                   "elements from 2^32 on computed their index modulo 2^32 and worked on the first elements again. "
+                   "blockIdx.x * blockDim.x multiplies two unsigned ints, and the product wraps at 2^32 before it is "
+                   "stored in a std::int64_t: convert first, static_cast<std::int64_t>(blockIdx.x) * blockDim.x.";
+        }
+        return "";
+    }
     const std::int64_t first_bad = first_wrong.first + std::max<std::int64_t>(first_wrong.report.first_bad, 0);
+    if (first_bad >= kUintLimit) {
+        return "every element checked below index 2^32 is right and the first wrong one is at " +
+               std::to_string(first_bad) +
+               ": an index computed in unsigned 32-bit arithmetic wraps at 2^32. blockIdx.x * blockDim.x multiplies "
+               "two unsigned ints, and the product wraps before it is stored in a std::int64_t: convert first, "
+               "static_cast<std::int64_t>(blockIdx.x) * blockDim.x.";
+    }
     if (first_bad >= kIntLimit) {
         return "every element checked below index 2^31 is right and the first wrong one is at " +
                std::to_string(first_bad) +
@@ -78,10 +112,115 @@ void run_past_int_range(Stage& stage, const Launch& launch, const std::string& l
                                            "2^31 - 1 (negative, or beyond the grid's limit). "
                                          : "an index or a size held in an int (32 bits) is negative past 2^31 - 1, "
                                            "and the address made from it lies outside the array. ") +
-                               "Compute sizes and indices in std::int64_t (row * cols, blockIdx.x * blockDim.x).";
+                               "Compute sizes and indices in std::int64_t (row * cols, blockIdx.x * blockDim.x). "
+                               "If they are: a buffer of your own allocated too small shows only at such a size.";
         }
         throw;
     }
+}
+
+std::vector<SumMarker> sum_markers(std::int64_t n)
+{
+    std::vector<SumMarker> markers = {{0, "the first element"},
+                                      {(std::int64_t(1) << 24) + 3, "past 65535 blocks of 256 threads"},
+                                      {std::int64_t(65535) * 1024 + 5, "past 65535 blocks of 1024 threads"},
+                                      {(std::int64_t(1) << 30) + 7, "past 2^30"},
+                                      {kIntLimit - 1, "2^31 - 1, the largest index an int holds"},
+                                      {kIntLimit, "2^31, the first index past the int range"},
+                                      {kIntLimit + (std::int64_t(1) << 27) + 1, "past 2^31"}};
+    if (n > kUintLimit + (std::int64_t(1) << 27) + 4) {
+        markers.push_back({kUintLimit - 1, "2^32 - 1, the largest index an unsigned int holds"});
+        markers.push_back({kUintLimit, "2^32, the first index past the unsigned range"});
+        markers.push_back({kUintLimit + (std::int64_t(1) << 27) + 1, "past 2^32"});
+    }
+    markers.push_back({n - 3, "in the last 3 elements, the tail of a float4 loop"});
+    markers.push_back({n - 1, "the last element"});
+    return markers;
+}
+
+double place_sum_markers(float* x, const std::vector<SumMarker>& markers, cudaStream_t stream)
+{
+    std::vector<float> values(markers.size());
+    for (std::size_t k = 0; k < markers.size(); ++k) {
+        values[k] = std::ldexp(1.0f, static_cast<int>(k));
+        WB_CUDA_CHECK(cudaMemcpyAsync(x + markers[k].index, &values[k], sizeof(float), cudaMemcpyHostToDevice, stream));
+    }
+    WB_CUDA_CHECK(cudaStreamSynchronize(stream));   // values must outlive the copies
+    return std::ldexp(1.0, static_cast<int>(markers.size())) - 1.0;
+}
+
+namespace {
+
+/// The result of the large sum when every index is taken modulo 2^32 (as blockIdx.x * blockDim.x is):
+/// the elements from 2^32 on are never read, and the first n - 2^32 are read a second time in their place.
+double sum_with_index_mod_2_32(const std::vector<SumMarker>& markers, std::int64_t n)
+{
+    double sum = 0.0;
+    for (std::size_t k = 0; k < markers.size(); ++k) {
+        const std::int64_t index = markers[k].index;
+        const int times = index >= kUintLimit ? 0 : (index < n - kUintLimit ? 2 : 1);
+        sum += times * std::ldexp(1.0, static_cast<int>(k));
+    }
+    return sum;
+}
+
+}   // namespace
+
+std::string sum_markers_cause(const std::vector<SumMarker>& markers, std::int64_t n, double got)
+{
+    const double all = std::ldexp(1.0, static_cast<int>(markers.size())) - 1.0;
+    if (std::string guard = guard_read_cause(all, got); !guard.empty()) return guard;
+    if (n > kUintLimit && got == sum_with_index_mod_2_32(markers, n)) {
+        return "the result is exactly what an index taken modulo 2^32 gives: no element from index 2^32 on was "
+               "read, and the first n - 2^32 elements were read a second time in their place. blockIdx.x * "
+               "blockDim.x multiplies two unsigned ints, and the product wraps at 2^32 before it is stored in a "
+               "std::int64_t: convert first, static_cast<std::int64_t>(blockIdx.x) * blockDim.x.";
+    }
+    if (!(got >= 0.0 && got <= all && got == std::floor(got))) {
+        return "the result is not a sum of some of the marked elements (each holds a power of 2, every other element "
+               "0): elements were counted more than once, or values read from outside the input (an index held in "
+               "an int turns negative past 2^31 - 1 and reads memory before the array).";
+    }
+    const auto bits = static_cast<std::uint32_t>(got);
+    std::vector<std::size_t> lost;
+    std::string names;
+    for (std::size_t k = 0; k < markers.size(); ++k) {
+        if ((bits >> k) & 1u) continue;
+        lost.push_back(k);
+        names += std::string(names.empty() ? "" : "; ") + "index " + std::to_string(markers[k].index) + " (" +
+                 markers[k].where + ")";
+    }
+    std::string cause = "values were lost: every element is 0 but " + std::to_string(markers.size()) +
+                        " marked ones that hold 1, 2, 4, ..., so the result names those it lacks: " + names + ".\n  ";
+    const bool suffix =
+        !lost.empty() && lost.back() == markers.size() - 1 && lost.size() == markers.size() - lost.front();
+    if (lost.size() == markers.size()) {
+        return cause +
+               "Nothing was added: n converted to int (a kernel parameter, a loop bound), which is negative "
+               "past 2^31 - 1. Keep sizes and indices in std::int64_t.";
+    }
+    if (suffix && markers[lost.front()].index == kIntLimit) {
+        return cause +
+               "Every marked element below index 2^31 was added and none past it: an index "
+               "(blockIdx.x * blockDim.x + threadIdx.x, or i += stride) computed in 32 bits wraps at 2^31. "
+               "Compute it in std::int64_t.";
+    }
+    if (suffix && markers[lost.front()].index == kUintLimit) {
+        return cause +
+               "Every marked element below index 2^32 was added and none past it: an index computed in unsigned "
+               "32-bit arithmetic (blockIdx.x * blockDim.x, an unsigned loop counter) wraps at 2^32. Compute it in "
+               "std::int64_t, converting before the product: static_cast<std::int64_t>(blockIdx.x) * blockDim.x.";
+    }
+    if (suffix) {
+        return cause + "The elements up to index " + std::to_string(markers[lost.front() - 1].index) +
+               " were added and none from index " + std::to_string(markers[lost.front()].index) +
+               " on: the grid does not reach the end of a large input (a block count capped, e.g. at 65535, without "
+               "a grid-stride loop, or an index computed in 32 bits).";
+    }
+    return cause +
+           "Elements inside the input were skipped while later ones were added: an index or a stride that "
+           "wraps in 32 bits, a loop that steps over part of the input, or a plain += on out[0] from several "
+           "blocks that loses updates (a race).";
 }
 
 std::string with_commas(std::int64_t value)
@@ -96,8 +235,10 @@ std::string with_commas(std::int64_t value)
 std::vector<std::int64_t> row_windows_past_int_range(std::int64_t rows, std::int64_t cols, std::int64_t width)
 {
     std::vector<std::int64_t> starts = spread_windows(rows, width, 16);
-    const std::int64_t crossing = kIntLimit / std::max<std::int64_t>(cols, 1);   // its elements cross 2^31
-    for (std::int64_t row : {crossing - width / 2, crossing + 1, (std::int64_t(1) << 24) - 1}) {
+    const std::int64_t crossing = kIntLimit / std::max<std::int64_t>(cols, 1);         // its elements cross 2^31
+    const std::int64_t crossing_uint = kUintLimit / std::max<std::int64_t>(cols, 1);   // and 2^32
+    for (std::int64_t row : {crossing - width / 2, crossing + 1, crossing_uint - width / 2, crossing_uint + 1,
+                             (std::int64_t(1) << 24) - 1}) {
         const std::int64_t start = std::clamp<std::int64_t>(row, 0, std::max<std::int64_t>(rows - width, 0));
         if (row < rows) starts.push_back(start);
     }

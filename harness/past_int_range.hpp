@@ -19,6 +19,10 @@ namespace wb {
 /// 2^31: the first index that a signed 32-bit int cannot hold.
 inline constexpr std::int64_t kIntLimit = std::int64_t(1) << 31;
 
+/// 2^32: the first index that an unsigned 32-bit int cannot hold. blockIdx.x * blockDim.x is such a
+/// product (two unsigned ints): it wraps at 2^32 even when the result is stored in a std::int64_t.
+inline constexpr std::int64_t kUintLimit = std::int64_t(1) << 32;
+
 /// The right to run one large case: GPU memory for it, held by one grader process at a time. Graders
 /// of several stages may run at once (ctest -j, selfcheck): each would find the memory free, and all
 /// but one would then fail to allocate it. The constructor waits for an exclusive lock shared by every
@@ -32,6 +36,9 @@ public:
     LargeCase(const LargeCase&) = delete;
     LargeCase& operator=(const LargeCase&) = delete;
     explicit operator bool() const { return allowed_; }
+    /// True when @p bytes are free too, with the same room to spare: asked while the lock is held, to run
+    /// a larger form of the case (past 2^32 elements) on a GPU that has the memory for it. Quiet.
+    bool fits(std::size_t bytes) const;
 
 private:
     int lock_fd_ = -1;
@@ -48,9 +55,10 @@ struct SampledWindow {
 
 /// What the wrong windows of a large output most likely mean, from where they lie. Nothing written
 /// anywhere: the size converted to int. Every element below index 2^31 right and a wrong one past it:
-/// an index computed in 32 bits. Right at the start and wrong from some index below 2^31 on: a grid
-/// that stops short (capped at 65535 blocks without a grid-stride loop). Empty when the first window
-/// is already wrong: that window's own report says more. Pure logic.
+/// an index computed in 32 bits. Every element below 2^32 right and a wrong one past it: an index
+/// computed in unsigned 32-bit arithmetic (blockIdx.x * blockDim.x). Right at the start and wrong from
+/// some index below 2^31 on: a grid that stops short (capped at 65535 blocks without a grid-stride
+/// loop). Empty when the first window is already wrong: that window's own report says more. Pure logic.
 std::string sampled_output_cause(const std::vector<SampledWindow>& windows, const SampledWindow& first_wrong);
 
 /// Ends the stage at the first wrong window of @p windows (sorted by position), naming the window,
@@ -62,13 +70,37 @@ void expect_windows(Stage& stage, const std::vector<SampledWindow>& windows, con
 /// lies before the array): the failure says so, and names the case.
 void run_past_int_range(Stage& stage, const Launch& launch, const std::string& label);
 
+/// One marked element of a large sum: its index, and where it lies, for the learner.
+struct SumMarker {
+    std::int64_t index;
+    std::string where;
+};
+
+/// The marked elements of a large sum of @p n elements, in index order: marker k will hold 2^k and every
+/// other element 0. Each sits where some launch stops reaching: the first and last elements, past the
+/// 65535 blocks of a capped grid (of 256 and of 1024 threads), on both sides of index 2^31 and (when n
+/// passes it) of index 2^32, and in the float4 tail (n - 3). At most 12: the sum stays below 2^24, so
+/// every order of the float additions gives it exactly.
+std::vector<SumMarker> sum_markers(std::int64_t n);
+
+/// Writes the markers' values 1, 2, 4, ... into @p x (a device array already filled with 0) and waits for
+/// the copies. Returns their sum, the exact result of the large sum.
+double place_sum_markers(float* x, const std::vector<SumMarker>& markers, cudaStream_t stream);
+
+/// What a wrong result @p got of the large sum of @p n elements with @p markers says. The bits of a result
+/// below 2^m name the marked elements that never reached it; where they lie tells a size converted to int
+/// (none reached it), an index computed in 32 bits (those past 2^31), a grid that stops short (those from
+/// some index on). The exact value an index taken modulo 2^32 gives (the first n - 2^32 elements read
+/// twice, none past 2^32) is recognised as such. Pure logic.
+std::string sum_markers_cause(const std::vector<SumMarker>& markers, std::int64_t n, double got);
+
 /// @p value with its thousands separated by commas ("2,359,301"), for the labels of large cases.
 std::string with_commas(std::int64_t value);
 
 /// The first rows of windows of @p width rows spread over a matrix of @p rows x @p cols: the first and
-/// the last rows, 14 between, and the rows around the two places where 32-bit arithmetic breaks, the
-/// row whose elements cross index 2^31 and (when there are that many) row 2^24 (65535 blocks of 256
-/// rows). Sorted and distinct.
+/// the last rows, 14 between, and the rows around the places where 32-bit arithmetic breaks: the rows
+/// whose elements cross index 2^31 and (when there are that many) index 2^32, and row 2^24 (65535 blocks
+/// of 256 rows). Sorted and distinct.
 std::vector<std::int64_t> row_windows_past_int_range(std::int64_t rows, std::int64_t cols, std::int64_t width);
 
 }   // namespace wb

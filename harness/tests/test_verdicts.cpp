@@ -5,6 +5,7 @@
 #include "harness/stage.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -275,6 +276,52 @@ TEST_CASE("where the wrong windows of a large output lie names the 32-bit bug", 
     // Wrong from the first window: the window's own report says more.
     std::vector<wb::SampledWindow> early = {window(0, 100, false, 3, 0), window(limit, 100, false, 0, 0)};
     CHECK(wb::sampled_output_cause(early, early[0]).empty());
+    // Right past 2^31, wrong past 2^32: blockIdx.x * blockDim.x in unsigned.
+    const std::int64_t ulimit = wb::kUintLimit;
+    std::vector<wb::SampledWindow> unsigned_wrap = {window(0, 100, true, 0, 0), window(limit + 10, 100, true, 0, 0),
+                                                    window(ulimit - 50, 100, false, 50, 50)};
+    const std::string cause = wb::sampled_output_cause(unsigned_wrap, unsigned_wrap[2]);
+    CHECK(cause.find("wraps at 2^32") != std::string::npos);
+    CHECK(cause.find("static_cast<std::int64_t>(blockIdx.x)") != std::string::npos);
+    // Wrong at the start and past 2^32, right between: the wrapped threads redid the first elements.
+    const std::int64_t end = ulimit + 1000;
+    std::vector<wb::SampledWindow> redone = {window(0, 100, false, 0, 0), window(5000, 100, true, 0, 0),
+                                             window(limit, 100, true, 0, 0), window(end - 100, 100, false, 0, 100)};
+    CHECK(wb::sampled_output_cause(redone, redone[0]).find("wraps at 2^32") != std::string::npos);
+    // Wrong at the start of an output that does not reach 2^32: the window's own report says more.
+    std::vector<wb::SampledWindow> small_start = {window(0, 100, false, 0, 0), window(limit, 100, false, 0, 0)};
+    CHECK(wb::sampled_output_cause(small_start, small_start[0]).empty());
+}
+
+TEST_CASE("the marked elements of a large sum name what was lost", "[verdicts]")
+{
+    const std::int64_t small = wb::kIntLimit + (std::int64_t(1) << 28) + 3;
+    const std::int64_t large = wb::kUintLimit + (std::int64_t(1) << 28) + 3;
+    const std::vector<wb::SumMarker> nine = wb::sum_markers(small), twelve = wb::sum_markers(large);
+    REQUIRE(nine.size() == 9);
+    REQUIRE(twelve.size() == 12);
+    for (const auto* markers : {&nine, &twelve}) {
+        CHECK(std::is_sorted(markers->begin(), markers->end(),
+                             [](const wb::SumMarker& a, const wb::SumMarker& b) { return a.index < b.index; }));
+    }
+    CHECK(twelve.back().index == large - 1);
+    auto sum_below = [](const std::vector<wb::SumMarker>& markers, std::int64_t limit) {
+        double sum = 0;
+        for (std::size_t k = 0; k < markers.size(); ++k)
+            if (markers[k].index < limit) sum += std::ldexp(1.0, static_cast<int>(k));
+        return sum;
+    };
+    CHECK(wb::sum_markers_cause(twelve, large, 0.0).find("converted to int") != std::string::npos);
+    CHECK(wb::sum_markers_cause(twelve, large, sum_below(twelve, wb::kIntLimit)).find("wraps at 2^31") !=
+          std::string::npos);
+    CHECK(wb::sum_markers_cause(twelve, large, sum_below(twelve, wb::kUintLimit)).find("wraps at 2^32") !=
+          std::string::npos);
+    // Index modulo 2^32 with a bounds check on the wrapped index: markers past 2^32 lost, the first
+    // n - 2^32 elements (markers 0, 1, 2) read twice.
+    const double wrapped = sum_below(twelve, wb::kUintLimit) + 1 + 2 + 4;
+    CHECK(wb::sum_markers_cause(twelve, large, wrapped).find("modulo 2^32") != std::string::npos);
+    // A grid capped at 65535 blocks of 256 threads: everything from the second marker on lost.
+    CHECK(wb::sum_markers_cause(nine, small, 1.0).find("does not reach the end") != std::string::npos);
 }
 
 TEST_CASE("row windows of a large matrix include the rows where 32-bit arithmetic breaks", "[verdicts]")

@@ -29,6 +29,26 @@ constexpr int64_t kTimedElements = (int64_t(1) << 26) + 3;
 /// on a GPU with the memory for it (3 arrays of 8 GiB in float), on a sample of the output.
 constexpr int64_t kHugeElements = (int64_t(1) << 31) + (int64_t(1) << 20) + 5;
 
+/// More than 2^32 elements, where the GPU has the memory (3 arrays of 16 GiB in float): past 2^32 - 1,
+/// blockIdx.x * blockDim.x (a product of two unsigned ints) wraps too.
+constexpr int64_t kHugerElements = (int64_t(1) << 32) + (int64_t(1) << 20) + 5;
+
+/// The sizes of the large case: kHugeElements, then kHugerElements where @p large finds room for 3 arrays
+/// of @p element_bytes each. Both: a GPU with less memory still runs the first, and a kernel whose index
+/// goes wrong past 2^31 fails there, with the same message on every GPU.
+std::vector<int64_t> huge_sizes(const wb::LargeCase& large, std::size_t element_bytes)
+{
+    if (large.fits(3 * static_cast<std::size_t>(kHugerElements) * element_bytes))
+        return {kHugeElements, kHugerElements};
+    return {kHugeElements};
+}
+
+std::string huge_label(int64_t n)
+{
+    return n == kHugerElements ? "n = 2^32 + 2^20 + 5 (past the unsigned 32-bit range; checked on a sample)"
+                               : "n = 2^31 + 2^20 + 5 (past the int range; checked on a sample)";
+}
+
 /// IEEE special values mixed into ordinary ones.
 std::vector<float> with_specials(std::vector<float> v, bool include_nan)
 {
@@ -76,8 +96,13 @@ void expect_windows(wb::Stage& stage, const T* a, const T* b, const T* y, int64_
     wb::expect_windows(stage, windows, label);
 }
 
-/// Windows around the places where 32-bit arithmetic breaks: 2^31 (int) and the end.
-std::vector<int64_t> windows_past_int_limit() { return {wb::kIntLimit - 2048, wb::kIntLimit + 4096 * 64 + 17}; }
+/// Windows around the places where 32-bit arithmetic breaks: 2^31 (int) and 2^32 (unsigned); the end is
+/// always one. Those past the array are dropped.
+std::vector<int64_t> windows_past_int_limit()
+{
+    return {wb::kIntLimit - 2048, wb::kIntLimit + 4096 * 64 + 17, wb::kUintLimit - 2048,
+            wb::kUintLimit + 4096 * 64 + 17};
+}
 
 // ---- float add (stages 1, 2) -------------------------------------------------------------------
 
@@ -93,21 +118,23 @@ void check_add_once(wb::Stage& stage, AddLauncher add, const std::vector<float>&
     stage.expect(wb::compare(ch01::add_reference(a, b), dc.download(), wb::Tolerance::exact()), label);
 }
 
-/// n = 2^31 + 2^20 + 5 on a GPU with 28 GiB free (3 arrays of 8 GiB, 4 to spare): filled on the GPU, checked on windows.
+/// n = 2^31 + 2^20 + 5 on a GPU with 28 GiB free (3 arrays of 8 GiB, 4 to spare), then n = 2^32 + 2^20 + 5
+/// where 52 GiB are free: filled on the GPU, checked on windows.
 void check_add_huge(wb::Stage& stage, AddLauncher add)
 {
-    const int64_t n = kHugeElements;
-    const std::string label = "n = 2^31 + 2^20 + 5 (past the int range; checked on a sample)";
-    const wb::LargeCase large(3 * static_cast<std::size_t>(n) * sizeof(float), label);
+    const wb::LargeCase large(3 * static_cast<std::size_t>(kHugeElements) * sizeof(float), huge_label(kHugeElements));
     if (!large) return;
-    wb::DeviceBuffer<float> a(n), b(n), c(n);
-    wb::fill_uniform_device(a.data(), n, wb::seed() + 13, -100.f, 100.f, stage.stream());
-    wb::fill_uniform_device(b.data(), n, wb::seed() + 14, -100.f, 100.f, stage.stream());
-    c.poison();
-    wb::run_past_int_range(
-        stage, [&](cudaStream_t s) { add(a.data(), b.data(), c.data(), n, s); }, label);
-    expect_windows(stage, a.data(), b.data(), c.data(), n, windows_past_int_limit(), ch01::add_reference,
-                   wb::Tolerance::exact(), label);
+    for (const int64_t n : huge_sizes(large, sizeof(float))) {
+        const std::string label = huge_label(n);
+        wb::DeviceBuffer<float> a(n), b(n), c(n);
+        wb::fill_uniform_device(a.data(), n, wb::seed() + 13, -100.f, 100.f, stage.stream());
+        wb::fill_uniform_device(b.data(), n, wb::seed() + 14, -100.f, 100.f, stage.stream());
+        c.poison();
+        wb::run_past_int_range(
+            stage, [&](cudaStream_t s) { add(a.data(), b.data(), c.data(), n, s); }, label);
+        expect_windows(stage, a.data(), b.data(), c.data(), n, windows_past_int_limit(), ch01::add_reference,
+                       wb::Tolerance::exact(), label);
+    }
 }
 
 void check_add(wb::Stage& stage, AddLauncher add)
@@ -183,25 +210,27 @@ void check_add_act_once(wb::Stage& stage, ActLauncher<T> f, const std::vector<T>
                  label + ", " + name_of(act));
 }
 
-/// The large fused case on a GPU with the memory: n = 2^31 + 2^20 + 5, filled on the GPU, checked on windows.
+/// The large fused case on a GPU with the memory: n = 2^31 + 2^20 + 5, then n = 2^32 + 2^20 + 5 where it
+/// fits, filled on the GPU, checked on windows.
 template <typename T>
 void check_add_act_huge(wb::Stage& stage, ActLauncher<T> f)
 {
-    const int64_t n = kHugeElements;
     const Activation act = Activation::relu;
-    const std::string label = "n = 2^31 + 2^20 + 5 (past the int range; checked on a sample), relu";
-    const wb::LargeCase large(3 * static_cast<std::size_t>(n) * sizeof(T), label);
+    const wb::LargeCase large(3 * static_cast<std::size_t>(kHugeElements) * sizeof(T), huge_label(kHugeElements));
     if (!large) return;
-    wb::DeviceBuffer<T> a(n), b(n), y(n);
-    wb::fill_uniform_device(a.data(), n, wb::seed() + 23, -5.f, 5.f, stage.stream());
-    wb::fill_uniform_device(b.data(), n, wb::seed() + 24, -5.f, 5.f, stage.stream());
-    y.poison();
-    wb::run_past_int_range(
-        stage, [&](cudaStream_t s) { f(a.data(), b.data(), y.data(), n, act, s); }, label);
-    expect_windows(
-        stage, a.data(), b.data(), y.data(), n, windows_past_int_limit(),
-        [&](const std::vector<T>& as, const std::vector<T>& bs) { return add_act_expected(as, bs, act); },
-        add_act_tolerance<T>(act), label);
+    for (const int64_t n : huge_sizes(large, sizeof(T))) {
+        const std::string label = huge_label(n) + ", relu";
+        wb::DeviceBuffer<T> a(n), b(n), y(n);
+        wb::fill_uniform_device(a.data(), n, wb::seed() + 23, -5.f, 5.f, stage.stream());
+        wb::fill_uniform_device(b.data(), n, wb::seed() + 24, -5.f, 5.f, stage.stream());
+        y.poison();
+        wb::run_past_int_range(
+            stage, [&](cudaStream_t s) { f(a.data(), b.data(), y.data(), n, act, s); }, label);
+        expect_windows(
+            stage, a.data(), b.data(), y.data(), n, windows_past_int_limit(),
+            [&](const std::vector<T>& as, const std::vector<T>& bs) { return add_act_expected(as, bs, act); },
+            add_act_tolerance<T>(act), label);
+    }
 }
 
 template <typename T>

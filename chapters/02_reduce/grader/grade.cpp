@@ -389,42 +389,60 @@ void check_cases(wb::Stage& stage, const std::vector<Case>& cases, Launch launch
     }
 }
 
-/// More than 2^31 inputs: n = 2^31 + 2^28 + 3, every input 1 (filled on the GPU), so the exact sum
-/// is n. A kernel whose index wraps at 2^31 loses (or misreads) the last 2^28 of them, 11% of the
-/// sum, far beyond the tolerance. Run on a GPU with the memory (@p arrays arrays of 9 GiB).
+/// More than 2^31 inputs: n = 2^31 + 2^28 + 3 on a GPU with the memory (9 GiB per array, 4 to spare), then
+/// n = 2^32 + 2^28 + 3 where it fits (17 GiB per array). x is 0 everywhere but at the markers of
+/// wb::sum_markers, which hold 1, 2, 4, ... (set on the GPU after x is filled there); y is 1 everywhere.
+/// Every partial sum is an integer below 2^24 and adding 0 is exact, so every order and grouping of the
+/// additions gives the exact sum: the check is exact, and a wrong result names the marked elements it
+/// lacks. Not n ones: an index that wraps at 2^32 reads ones again in place of the ones it misses, and
+/// the sum would not change.
 constexpr int64_t kHugeElements = (int64_t(1) << 31) + (int64_t(1) << 28) + 3;
+constexpr int64_t kHugerElements = (int64_t(1) << 32) + (int64_t(1) << 28) + 3;
 
-void check_huge(
-    wb::Stage& stage, int arrays,
+void check_huge_once(
+    wb::Stage& stage, int arrays, int64_t n,
     const std::function<void(const float* x, const float* y, float* out, int64_t n, float* w, cudaStream_t s)>& launch)
 {
-    const int64_t n = kHugeElements;
-    const std::string label = "n = 2^31 + 2^28 + 3, every input 1 (past the int range)";
-    const wb::LargeCase large(arrays * static_cast<std::size_t>(n) * sizeof(float), label);
-    if (!large) return;
+    const bool past_uint = n > wb::kUintLimit;
+    const std::vector<wb::SumMarker> markers = wb::sum_markers(n);
+    const std::string label = std::string(past_uint ? "n = 2^32 + 2^28 + 3, " : "n = 2^31 + 2^28 + 3, ") +
+                              (arrays > 1 ? "x 0 but at " : "every input 0 but ") + std::to_string(markers.size()) +
+                              " marked elements summing to " + std::to_string((std::int64_t(1) << markers.size()) - 1) +
+                              (arrays > 1 ? ", y 1" : "") +
+                              (past_uint ? " (past the unsigned 32-bit range)" : " (past the int range)");
     wb::DeviceBuffer<float> x(n), out(kOutSlots);
     wb::DeviceBuffer<float> y(arrays > 1 ? n : 1);
-    wb::fill_uniform_device(x.data(), n, 0, 1.f, 1.f, stage.stream());
+    wb::fill_uniform_device(x.data(), n, 0, 0.f, 0.f, stage.stream());
     wb::fill_uniform_device(y.data(), static_cast<int64_t>(y.size()), 0, 1.f, 1.f, stage.stream());
+    const double expected = wb::place_sum_markers(x.data(), markers, stage.stream());
     wb::DeviceBuffer<float> workspace = zeroed_workspace(n);
     out.poison();
     wb::run_past_int_range(
         stage, [&](cudaStream_t s) { launch(x.data(), y.data(), out.data(), n, workspace.data(), s); }, label);
     Case c;
     c.label = label;
-    c.expected = static_cast<double>(n);
-    c.tolerance = wb::Tolerance::sum_of(static_cast<double>(n), depth_for(n));
-    wb::CompareReport report = judge(c, out.download(), 1, false);
-    if (!report.ok && !report.nothing_written) {
-        const float got = out.download()[0];
-        report.message += got == 0.0f
-                              ? "\n  for this input: the sum of n ones is n, and nothing was summed: n converted to "
-                                "int, which is negative past 2^31 - 1. Keep sizes and indices in std::int64_t."
-                              : "\n  for this input: the sum of n ones is n; a result near 2^31 or below it means the "
-                                "elements past index 2^31 - 1 were lost or misread: an index (or blockIdx.x * "
-                                "blockDim.x) computed in 32 bits wraps there. Compute it in std::int64_t.";
-    }
+    c.expected = expected;
+    c.tolerance = wb::Tolerance::exact();
+    c.exact = true;
+    const std::vector<float> result = out.download();
+    wb::CompareReport report = judge(c, result, 1, false);
+    const std::size_t cut = report.message.find("\n  likely cause: ");
+    if (!report.ok && !report.nothing_written && !std::isnan(result[0]) && cut != std::string::npos)
+        report.message =
+            report.message.substr(0, cut) + "\n  likely cause: " + wb::sum_markers_cause(markers, n, result[0]);
     stage.expect(report, label);
+}
+
+void check_huge(
+    wb::Stage& stage, int arrays,
+    const std::function<void(const float* x, const float* y, float* out, int64_t n, float* w, cudaStream_t s)>& launch)
+{
+    const wb::LargeCase large(arrays * static_cast<std::size_t>(kHugeElements) * sizeof(float),
+                              "n = 2^31 + 2^28 + 3 (past the int range)");
+    if (!large) return;
+    const bool past_uint = large.fits(arrays * static_cast<std::size_t>(kHugerElements) * sizeof(float));
+    check_huge_once(stage, arrays, kHugeElements, launch);
+    if (past_uint) check_huge_once(stage, arrays, kHugerElements, launch);
 }
 
 void check_sum(wb::Stage& stage, SumLauncher sum)

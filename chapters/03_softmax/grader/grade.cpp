@@ -189,25 +189,26 @@ void check_once(wb::Stage& stage, Launcher<T> launch, int64_t rows, int64_t cols
 constexpr int64_t kHugeRows = (int64_t(1) << 21) + (int64_t(1) << 18) + 5;
 constexpr int64_t kHugeCols = 1000;
 
+/// Where the GPU has the memory (x and y: 33 GiB in float, 17 GiB in fp16): 2^22 + 2^18 + 5 = 4,456,453
+/// rows, 4.46e9 elements, 3.8% past 2^32, where an element index computed in unsigned 32-bit arithmetic
+/// (blockIdx.x * blockDim.x) wraps. Row 4,294,967 holds element 2^32.
+constexpr int64_t kHugerRows = (int64_t(1) << 22) + (int64_t(1) << 18) + 5;
+
 /// Rows per window of the large output that the CPU reference checks.
 constexpr int64_t kHugeWindowRows = 4;
 
 /// The case past the int range, on a GPU with the memory for it (x and y: 17.6 GiB in float, 8.8 GiB in
-/// fp16): kHugeRows x kHugeCols values uniform in [-8, 8), filled on the GPU. Every smaller case fits in
-/// 32-bit indices, so a kernel that forms row * cols in int, keeps its element index in int or converts
-/// rows * cols to int passes them all; here that index wraps past 2^31 - 1. The output is checked on
-/// windows of kHugeWindowRows rows (the first, the last, 14 spread between and those around the row whose
-/// elements cross 2^31), each against the float64 reference of its own rows.
+/// fp16): kHugeRows x kHugeCols values uniform in [-8, 8), filled on the GPU; then kHugerRows rows where
+/// the GPU has the memory for those. Every smaller case fits in 32-bit indices, so a kernel that forms
+/// row * cols in int, keeps its element index in int or converts rows * cols to int passes them all; here
+/// that index wraps past 2^31 - 1 (and an unsigned one past 2^32 - 1). The output is checked on windows of
+/// kHugeWindowRows rows (the first, the last, 14 spread between and those around the rows whose elements
+/// cross 2^31 and 2^32), each against the float64 reference of its own rows.
 template <typename T>
-void check_huge(wb::Stage& stage, Launcher<T> launch, Kind kind)
+void check_huge_once(wb::Stage& stage, Launcher<T> launch, Kind kind, int64_t rows, const std::string& label)
 {
     constexpr bool is_half = std::is_same_v<T, __half>;
-    const int64_t rows = kHugeRows, cols = kHugeCols, n = rows * cols;
-    const std::string label = wb::with_commas(rows) + " x " + std::to_string(cols) + (is_half ? ", fp16" : "") +
-                              (kind == Kind::log_softmax ? ", log-softmax" : "") +
-                              " (past the int range; checked on rows sampled across it)";
-    const wb::LargeCase large(2 * static_cast<std::size_t>(n) * sizeof(T), label);
-    if (!large) return;
+    const int64_t cols = kHugeCols, n = rows * cols;
     wb::DeviceBuffer<T> x(n), y(n);
     wb::fill_uniform_device(x.data(), n, wb::seed() + 51 + static_cast<std::uint64_t>(kind) + (is_half ? 2 : 0), -8.f,
                             8.f, stage.stream());
@@ -229,6 +230,24 @@ void check_huge(wb::Stage& stage, Launcher<T> launch, Kind kind)
         windows.push_back(std::move(w));
     }
     wb::expect_windows(stage, windows, label);
+}
+
+template <typename T>
+void check_huge(wb::Stage& stage, Launcher<T> launch, Kind kind)
+{
+    constexpr bool is_half = std::is_same_v<T, __half>;
+    const int64_t cols = kHugeCols;
+    auto label_for = [&](int64_t rows) {
+        return wb::with_commas(rows) + " x " + std::to_string(cols) + (is_half ? ", fp16" : "") +
+               (kind == Kind::log_softmax ? ", log-softmax" : "") +
+               (rows == kHugerRows ? " (past the unsigned 32-bit range; checked on rows sampled across it)"
+                                   : " (past the int range; checked on rows sampled across it)");
+    };
+    const wb::LargeCase large(2 * static_cast<std::size_t>(kHugeRows * cols) * sizeof(T), label_for(kHugeRows));
+    if (!large) return;
+    std::vector<int64_t> row_counts = {kHugeRows};
+    if (large.fits(2 * static_cast<std::size_t>(kHugerRows * cols) * sizeof(T))) row_counts.push_back(kHugerRows);
+    for (const int64_t rows : row_counts) check_huge_once<T>(stage, launch, kind, rows, label_for(rows));
 }
 
 /// Every row length up to @p max_cols, then many rows of a short length (odd and even row counts), then

@@ -204,115 +204,41 @@ void check_cases(wb::Stage& stage, const std::vector<Case>& cases, Launch launch
 /// n % 4 = 3, so a float4 loop has a tail to handle there too.
 constexpr int64_t kHugeElements = (int64_t(1) << 31) + (int64_t(1) << 28) + 3;
 
-/// One marked element of the large sum: its index, and where it lies, for the learner.
-struct Marker {
-    int64_t index;
-    std::string where;
-};
+/// The sums' second size, where the GPU has the memory: 6% of the elements past index 2^32 - 1, where an
+/// index computed in unsigned 32-bit arithmetic wraps.
+constexpr int64_t kHugerElements = (int64_t(1) << 32) + (int64_t(1) << 28) + 3;
 
-/// The marked elements of the large sum and dot product, in index order: marker k holds 2^k, every
-/// other element 0. Each sits where some launch stops reaching: the first and last elements, past the
-/// 65535 blocks of a capped grid (of 256 and of 1024 threads), on both sides of index 2^31, in the
-/// float4 tail.
-std::vector<Marker> huge_sum_markers(int64_t n)
+/// The sum (or, with @p dot, the dot product) of n = 2^31 + 2^28 + 3 elements on a GPU with the memory
+/// (9 GiB per array, 4 to spare), then of n = 2^32 + 2^28 + 3 where it fits (17 GiB per array). x is 0
+/// everywhere but at the markers of wb::sum_markers, which hold 1, 2, 4, ... (set on the GPU after x is
+/// filled there); y is 1 everywhere. Every partial sum is an integer below 2^24 and adding 0 is exact, so
+/// every order and grouping of the additions gives the exact sum, stage 1's single chain of atomics
+/// included: the check is exact, and a wrong result names the marked elements it lacks. Not n ones: a
+/// float sum of n ones is not exact (a single chain of atomics stops at 2^24) and the contract's bound,
+/// depth n / 128 + 32, exceeds n, so the elements lost past 2^31 could not be told from rounding. A
+/// 32-bit index crashes (run_past_int_range says why) or loses the markers from index 2^31 on; an index
+/// wrapping at 2^32 (blockIdx.x * blockDim.x in unsigned) reads the first elements twice instead.
+void check_huge_once(wb::Stage& stage, bool dot, int64_t n,
+                     const std::function<void(const float*, const float*, float*, int64_t, cudaStream_t)>& launch)
 {
-    return {{0, "the first element"},
-            {(int64_t(1) << 24) + 3, "past 65535 blocks of 256 threads"},
-            {int64_t(65535) * 1024 + 5, "past 65535 blocks of 1024 threads"},
-            {(int64_t(1) << 30) + 7, "past 2^30"},
-            {wb::kIntLimit - 1, "2^31 - 1, the largest index an int holds"},
-            {wb::kIntLimit, "2^31, the first index past the int range"},
-            {wb::kIntLimit + (int64_t(1) << 27) + 1, "past 2^31"},
-            {n - 3, "in the last 3 elements, the tail of a float4 loop"},
-            {n - 1, "the last element"}};
-}
-
-/// What a wrong result of the large sum says. Marker k holds 2^k and every other element 0, so the
-/// bits of a result below 2^9 name the marked elements that never reached it; where they lie tells
-/// a size converted to int (none reached it), an index computed in 32 bits (those past 2^31), a grid
-/// that stops short (those from some index on). Pure logic.
-std::string huge_sum_cause(const std::vector<Marker>& markers, double got)
-{
-    const double all = std::ldexp(1.0, static_cast<int>(markers.size())) - 1.0;
-    if (std::string guard = wb::guard_read_cause(all, got); !guard.empty()) return guard;
-    if (!(got >= 0.0 && got <= all && got == std::floor(got))) {
-        return "the result is not a sum of some of the marked elements (each holds a power of 2, every other element "
-               "0): elements were counted more than once, or values read from outside the input (an index held in "
-               "an int turns negative past 2^31 - 1 and reads memory before the array).";
-    }
-    const auto bits = static_cast<std::uint32_t>(got);
-    std::vector<std::size_t> lost;
-    std::string names;
-    for (std::size_t k = 0; k < markers.size(); ++k) {
-        if ((bits >> k) & 1u) continue;
-        lost.push_back(k);
-        names += std::string(names.empty() ? "" : "; ") + "index " + std::to_string(markers[k].index) + " (" +
-                 markers[k].where + ")";
-    }
-    std::string cause = "values were lost: every element is 0 but " + std::to_string(markers.size()) +
-                        " marked ones that hold 1, 2, 4, ..., so the result names those it lacks: " + names + ".\n  ";
-    const bool suffix =
-        !lost.empty() && lost.back() == markers.size() - 1 && lost.size() == markers.size() - lost.front();
-    if (lost.size() == markers.size()) {
-        return cause +
-               "Nothing was added: n converted to int (a kernel parameter, a loop bound), which is negative "
-               "past 2^31 - 1. Keep sizes and indices in std::int64_t.";
-    }
-    if (suffix && markers[lost.front()].index == wb::kIntLimit) {
-        return cause +
-               "Every marked element below index 2^31 was added and none past it: an index "
-               "(blockIdx.x * blockDim.x + threadIdx.x, or i += stride) computed in 32 bits wraps at 2^31. "
-               "Compute it in std::int64_t.";
-    }
-    if (suffix) {
-        return cause + "The elements up to index " + std::to_string(markers[lost.front() - 1].index) +
-               " were added and none from index " + std::to_string(markers[lost.front()].index) +
-               " on: the grid does not reach the end of a large input (a block count capped, e.g. at 65535, without "
-               "a grid-stride loop, or an index computed in 32 bits).";
-    }
-    return cause +
-           "Elements inside the input were skipped while later ones were added: an index or a stride that "
-           "wraps in 32 bits, a loop that steps over part of the input, or a plain += on out[0] from several "
-           "blocks that loses updates (a race).";
-}
-
-/// The sum (or, with @p dot, the dot product) of n = 2^31 + 2^28 + 3 elements, on a GPU with the memory
-/// (9 GiB per array, 4 to spare). x is 0 everywhere but at the 9 markers of huge_sum_markers, which
-/// hold 1, 2, ..., 256 (set on the GPU after x is filled there); y is 1 everywhere. Every partial sum is
-/// an integer below 2^24 and adding 0 is exact, so every order and grouping of the additions gives
-/// exactly 511, stage 1's single chain of atomics included: the check is exact, and a wrong result
-/// names the marked elements it lacks. Not n ones, as chapter 2: a float sum of n ones is not exact
-/// (a single chain of atomics stops at 2^24) and the contract's bound, depth n / 128 + 32, exceeds n,
-/// so 11% of the elements lost past 2^31 could not be told from rounding. A 32-bit index crashes
-/// (run_past_int_range says why) or loses the markers from index 2^31 on.
-void check_huge(wb::Stage& stage, bool dot,
-                const std::function<void(const float*, const float*, float*, int64_t, cudaStream_t)>& launch)
-{
-    const int64_t n = kHugeElements;
-    const std::vector<Marker> markers = huge_sum_markers(n);
-    const std::string label = std::string("n = 2^31 + 2^28 + 3, ") +
-                              (dot ? "x 0 but at 9 marked elements summing to 511, y 1"
-                                   : "every input 0 but 9 marked elements summing to 511") +
-                              " (past the int range)";
-    const wb::LargeCase large((dot ? 2 : 1) * static_cast<std::size_t>(n) * sizeof(float), label);
-    if (!large) return;
+    const bool past_uint = n > wb::kUintLimit;
+    const std::vector<wb::SumMarker> markers = wb::sum_markers(n);
+    const std::string label = std::string(past_uint ? "n = 2^32 + 2^28 + 3, " : "n = 2^31 + 2^28 + 3, ") +
+                              (dot ? "x 0 but at " : "every input 0 but ") + std::to_string(markers.size()) +
+                              " marked elements summing to " + std::to_string((std::int64_t(1) << markers.size()) - 1) +
+                              (dot ? ", y 1" : "") +
+                              (past_uint ? " (past the unsigned 32-bit range)" : " (past the int range)");
     wb::DeviceBuffer<float> x(static_cast<std::size_t>(n)), out(kOutSlots);
     wb::DeviceBuffer<float> y(dot ? static_cast<std::size_t>(n) : 1);
     wb::fill_uniform_device(x.data(), n, wb::seed() + 1061, 0.f, 0.f, stage.stream());
     wb::fill_uniform_device(y.data(), static_cast<int64_t>(y.size()), wb::seed() + 1062, 1.f, 1.f, stage.stream());
-    std::vector<float> values(markers.size());
-    for (std::size_t k = 0; k < markers.size(); ++k) {
-        values[k] = std::ldexp(1.0f, static_cast<int>(k));
-        WB_CUDA_CHECK(cudaMemcpyAsync(x.data() + markers[k].index, &values[k], sizeof(float), cudaMemcpyHostToDevice,
-                                      stage.stream()));
-    }
-    WB_CUDA_CHECK(cudaStreamSynchronize(stage.stream()));
+    const double expected = wb::place_sum_markers(x.data(), markers, stage.stream());
     out.poison();
     wb::run_past_int_range(
         stage, [&](cudaStream_t s) { launch(x.data(), y.data(), out.data(), n, s); }, label);
     Case c;
     c.label = label;
-    c.expected = std::ldexp(1.0, static_cast<int>(markers.size())) - 1.0;
+    c.expected = expected;
     c.tolerance = wb::Tolerance::exact();
     c.exact = true;
     const std::vector<float> result = out.download();
@@ -320,9 +246,21 @@ void check_huge(wb::Stage& stage, bool dot,
     if (!report.ok && !report.nothing_written && !std::isnan(result[0]) &&
         report.message.find("\n  likely cause: ") != std::string::npos) {
         report.message = report.message.substr(0, report.message.find("\n  likely cause: ")) +
-                         "\n  likely cause: " + huge_sum_cause(markers, result[0]);
+                         "\n  likely cause: " + wb::sum_markers_cause(markers, n, result[0]);
     }
     stage.expect(report, label);
+}
+
+void check_huge(wb::Stage& stage, bool dot,
+                const std::function<void(const float*, const float*, float*, int64_t, cudaStream_t)>& launch)
+{
+    const std::size_t arrays = dot ? 2 : 1;
+    const wb::LargeCase large(arrays * static_cast<std::size_t>(kHugeElements) * sizeof(float),
+                              "n = 2^31 + 2^28 + 3 (past the int range)");
+    if (!large) return;
+    const bool past_uint = large.fits(arrays * static_cast<std::size_t>(kHugerElements) * sizeof(float));
+    check_huge_once(stage, dot, kHugeElements, launch);
+    if (past_uint) check_huge_once(stage, dot, kHugerElements, launch);
 }
 
 void check_sum(wb::Stage& stage, SumLauncher sum)
