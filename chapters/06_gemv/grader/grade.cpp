@@ -42,12 +42,20 @@ const std::vector<Shape> kShapes = {{1, 1},      {5000, 33},   {1, 3},      {3, 
 /// rows per block, on gridDim.y).
 const std::vector<Shape> kManyRowShapes = {{1048577, 3}};
 
-/// The shape past both 32-bit limits at once, checked on a GPU with the memory: M = 2^24 + 2^20 + 3 =
-/// 17825795 rows of K = 132 floats, 2,353,004,940 elements (10% past 2^31, 8.8 GiB). Row i starts at
-/// element i * K, past 2^31 from row 16268816 on (row 16268815 crosses it); and the rows pass 2^24,
-/// beyond 65535 blocks of 256 rows (16776960). K % 4 == 0 (the float4 paths run) and K is not a
-/// multiple of 32 (a warp's last step along a row is partial); stage 6 takes its warp-per-row branch.
-constexpr Shape kHugeShape = {(int64_t(1) << 24) + (int64_t(1) << 20) + 3, 132};
+/// The shapes past the int range, checked on a GPU with the memory, one for each kind of row that a
+/// dispatch by K (stage 6) may give its own kernel:
+/// - M = 2^24 + 2^20 + 3 = 17825795 rows of K = 132 floats, 2,353,004,940 elements (10% past 2^31,
+///   8.8 GiB). Row i starts at element i * K, past 2^31 from row 16268816 on (row 16268815 crosses
+///   it); and the rows pass 2^24, beyond 65535 blocks of 256 rows (16776960). K % 4 == 0 (the float4
+///   paths run) and K is not a multiple of 32 (a warp's last step along a row is partial); stage 6
+///   takes its warp-per-row branch.
+/// - 16777259 rows of K = 131 (2.2e9 elements, 8.2 GiB): K % 4 == 3, rows that are not 16-byte aligned,
+///   so the scalar path runs; the rows pass 2^24 too.
+/// - 2053 rows of K = 2^20 + 16 (2.15e9 elements, 8.0 GiB): rows long enough for a block per row; rows
+///   2048 to 2052 start past 2^31.
+const std::vector<Shape> kHugeShapes = {{(int64_t(1) << 24) + (int64_t(1) << 20) + 3, 132},
+                                        {(int64_t(1) << 24) + 43, 131},
+                                        {2053, (int64_t(1) << 20) + 16}};
 
 /// The five benchmark shapes (the chapter's goal and stage 6's timed case).
 const std::vector<Shape> kBenchShapes = {{16384, 16384}, {65536, 4096}, {4096, 65536}, {1048576, 128}, {4194304, 32}};
@@ -85,39 +93,45 @@ void check_once(wb::Stage& stage, Launcher gemv, const std::vector<float>& A, co
                  label);
 }
 
-/// y = A x for the huge shape (kHugeShape), on a GPU with 13 GiB free (A is 8.8 GiB, 4 to spare): a
-/// row offset `row * K` computed in 32 bits wraps past row 16268815, and a grid capped at 65535 blocks
-/// of 256 rows without a grid-stride loop stops at row 16776960. A and x are filled on the GPU; y is
-/// checked on windows of 64 rows (the first, the last, 14 between, and those around row 16268815 and
-/// row 2^24), each against the float64 CPU reference of the rows of A it needs, with the error bound
-/// of the other random-value checks.
+/// y = A x for the shapes past the int range (kHugeShapes), on a GPU with 13 GiB free (A is up to 8.8 GiB,
+/// 4 to spare): a row offset `row * K` computed in 32 bits wraps past the row that crosses element 2^31,
+/// and a grid capped at 65535 blocks of 256 rows without a grid-stride loop stops at row 16776960. A
+/// and x are filled on the GPU; y is checked on windows of rows (the first, the last, 14 between, and
+/// those around the row that crosses 2^31 and row 2^24; 64 rows, fewer where rows are long), each
+/// against the float64 CPU reference of the rows of A it needs, with the error bound of the other
+/// random-value checks.
 void check_gemv_huge(wb::Stage& stage, Launcher gemv)
 {
-    constexpr Shape s = kHugeShape;
-    constexpr int64_t kWindowRows = 64;
-    const std::string label = "17825795 x 132 (past the int range and 2^24 rows; checked on rows sampled across it)";
-    const wb::LargeCase large(static_cast<std::size_t>(s.M * s.K + s.K + s.M) * sizeof(float), label);
+    std::size_t most = 0;
+    for (const Shape& s : kHugeShapes)
+        most = std::max<std::size_t>(most, static_cast<std::size_t>(s.M * s.K + s.K + s.M));
+    const wb::LargeCase large(most * sizeof(float), "the shapes past the int range");
     if (!large) return;
-    wb::DeviceBuffer<float> A(static_cast<std::size_t>(s.M * s.K)), x(static_cast<std::size_t>(s.K)),
-        y(static_cast<std::size_t>(s.M));
-    wb::fill_uniform_device(A.data(), s.M * s.K, wb::seed() + 63, -1.f, 1.f, stage.stream());
-    wb::fill_uniform_device(x.data(), s.K, wb::seed() + 64, -1.f, 1.f, stage.stream());
-    y.poison();
-    wb::run_past_int_range(
-        stage, [&](cudaStream_t st) { gemv(A.data(), x.data(), y.data(), s.M, s.K, st); }, label);
-    const std::vector<float> xs = wb::download_part(x.data(), 0, s.K);
-    std::vector<wb::SampledWindow> windows;
-    for (const int64_t first : wb::row_windows_past_int_range(s.M, s.K, kWindowRows)) {
-        wb::SampledWindow w;
-        w.first = first;
-        w.count = std::min(kWindowRows, s.M - first);
-        w.name = "rows " + std::to_string(w.first) + " to " + std::to_string(w.first + w.count - 1);
-        const ch06::GemvReference ref =
-            ch06::gemv_reference(wb::download_part(A.data(), w.first * s.K, w.count * s.K), xs, w.count, s.K);
-        w.report = wb::compare(ref.y, wb::download_part(y.data(), w.first, w.count), dot_tolerance(ref, s.K));
-        windows.push_back(std::move(w));
+    for (const Shape& s : kHugeShapes) {
+        const int64_t window_rows = std::clamp<int64_t>((int64_t(1) << 22) / s.K, 1, 64);
+        const std::string label = wb::with_commas(s.M) + " x " + wb::with_commas(s.K) +
+                                  " (past the int range; checked on rows sampled across it)";
+        wb::DeviceBuffer<float> A(static_cast<std::size_t>(s.M * s.K)), x(static_cast<std::size_t>(s.K)),
+            y(static_cast<std::size_t>(s.M));
+        wb::fill_uniform_device(A.data(), s.M * s.K, wb::seed() + 63, -1.f, 1.f, stage.stream());
+        wb::fill_uniform_device(x.data(), s.K, wb::seed() + 64, -1.f, 1.f, stage.stream());
+        y.poison();
+        wb::run_past_int_range(
+            stage, [&](cudaStream_t st) { gemv(A.data(), x.data(), y.data(), s.M, s.K, st); }, label);
+        const std::vector<float> xs = wb::download_part(x.data(), 0, s.K);
+        std::vector<wb::SampledWindow> windows;
+        for (const int64_t first : wb::row_windows_past_int_range(s.M, s.K, window_rows)) {
+            wb::SampledWindow w;
+            w.first = first;
+            w.count = std::min(window_rows, s.M - first);
+            w.name = "rows " + std::to_string(w.first) + " to " + std::to_string(w.first + w.count - 1);
+            const ch06::GemvReference ref =
+                ch06::gemv_reference(wb::download_part(A.data(), w.first * s.K, w.count * s.K), xs, w.count, s.K);
+            w.report = wb::compare(ref.y, wb::download_part(y.data(), w.first, w.count), dot_tolerance(ref, s.K));
+            windows.push_back(std::move(w));
+        }
+        wb::expect_windows(stage, windows, label);
     }
-    wb::expect_windows(stage, windows, label);
 }
 
 void check_gemv(wb::Stage& stage, Launcher gemv)
