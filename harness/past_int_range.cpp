@@ -84,28 +84,44 @@ std::string sampled_output_cause(const std::vector<SampledWindow>& windows, cons
            "65535, without a grid-stride loop, or an index computed in 32 bits).";
 }
 
+std::string window_failure_message(const SampledWindow& w, const std::string& cause)
+{
+    const CompareReport& report = w.report;
+    std::string what =
+        report.nothing_written ? "none of these elements was written (they still hold the poison)." : report.message;
+    if (!cause.empty() && !report.cause.empty()) {   // where the window lies says more than what it holds
+        const std::string own = "\n  likely cause: " + report.cause;
+        if (const std::size_t at = what.find(own); at != std::string::npos) what.erase(at, own.size());
+    }
+    return "in " + w.name + " (positions below count from the window's start): " + what +
+           (cause.empty() ? "" : "\n  likely cause: " + cause);
+}
+
 void expect_windows(Stage& stage, const std::vector<SampledWindow>& windows, const std::string& label)
 {
     for (const SampledWindow& w : windows) {
         if (w.report.ok) continue;
-        CompareReport report = w.report;
         const std::string cause = sampled_output_cause(windows, w);
-        const std::string what = report.nothing_written
-                                     ? "none of these elements was written (they still hold the poison)."
-                                     : report.message;
+        CompareReport report = w.report;
+        report.message = window_failure_message(w, cause);
+        if (!cause.empty()) report.cause = cause;
         report.nothing_written = false;   // a window, not the whole output: say where it is
-        report.message = "in " + w.name + " (positions below count from the window's start): " + what +
-                         (cause.empty() ? "" : "\n  likely cause: " + cause);
         stage.expect(report, label);
     }
 }
 
-void run_past_int_range(Stage& stage, const Launch& launch, const std::string& label)
+void run_past_int_range(Stage& stage, const Launch& launch, const std::string& label, bool past_uint)
 {
     try {
         stage.run(launch);
     } catch (StageFailure& failure) {
-        if (failure.status == Status::crashed) {
+        if (failure.status == Status::crashed && past_uint) {
+            failure.message += "\n  This happened on the case " + label +
+                               ", after the case past 2^31 came out right: an index computed in unsigned 32-bit "
+                               "arithmetic wraps at 2^32 (blockIdx.x * blockDim.x multiplies two unsigned ints; "
+                               "convert first: static_cast<std::int64_t>(blockIdx.x) * blockDim.x), or a buffer of "
+                               "your own is allocated too small for this size.";
+        } else if (failure.status == Status::crashed) {
             const bool rejected = failure.message.find("launch was rejected") != std::string::npos;
             failure.message += "\n  This happened on the case " + label + ", after every smaller case passed: " +
                                (rejected ? "a grid size computed from a size held in an int (32 bits) is wrong past "

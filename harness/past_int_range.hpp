@@ -61,6 +61,10 @@ struct SampledWindow {
 /// loop). Empty when the first window is already wrong: that window's own report says more. Pure logic.
 std::string sampled_output_cause(const std::vector<SampledWindow>& windows, const SampledWindow& first_wrong);
 
+/// The message of the wrong window @p w: where it lies, what its comparison found, and @p cause (when not
+/// empty) in place of the comparison's own likely cause, which sees the window alone. Pure logic.
+std::string window_failure_message(const SampledWindow& w, const std::string& cause);
+
 /// Ends the stage at the first wrong window of @p windows (sorted by position), naming the window,
 /// what its report found, and sampled_output_cause.
 void expect_windows(Stage& stage, const std::vector<SampledWindow>& windows, const std::string& label);
@@ -68,7 +72,9 @@ void expect_windows(Stage& stage, const std::vector<SampledWindow>& windows, con
 /// Stage::run for a case past the 32-bit range. A crash there, after every smaller case passed, is
 /// almost always an index or a size held in an int (negative past 2^31 - 1, so the address it makes
 /// lies before the array): the failure says so, and names the case.
-void run_past_int_range(Stage& stage, const Launch& launch, const std::string& label);
+/// @p past_uint: the case passes 2^32 elements and follows one past 2^31 that came out right, so the likely
+/// cause named is an index wrapping at 2^32 (or a buffer of the learner's own sized too small).
+void run_past_int_range(Stage& stage, const Launch& launch, const std::string& label, bool past_uint = false);
 
 /// One marked element of a large sum: its index, and where it lies, for the learner.
 struct SumMarker {

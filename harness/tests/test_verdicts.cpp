@@ -293,6 +293,22 @@ TEST_CASE("where the wrong windows of a large output lie names the 32-bit bug", 
     CHECK(wb::sampled_output_cause(small_start, small_start[0]).empty());
 }
 
+TEST_CASE("a wrong window's message puts where it lies before what it holds", "[verdicts]")
+{
+    wb::SampledWindow w;
+    w.name = "elements 4294965248 to 4294969343";
+    w.report.ok = false;
+    w.report.cause = "only one block did any work";
+    w.report.message = "2048 of 4096 elements are wrong.\n  likely cause: only one block did any work";
+    const std::string placed = wb::window_failure_message(w, "an index wraps at 2^32");
+    CHECK(placed.find("elements 4294965248 to 4294969343") != std::string::npos);
+    CHECK(placed.find("2048 of 4096 elements are wrong.") != std::string::npos);
+    CHECK(placed.find("wraps at 2^32") != std::string::npos);
+    CHECK(placed.find("only one block") == std::string::npos);
+    // Without a cause from the place, the window's own stays.
+    CHECK(wb::window_failure_message(w, "").find("only one block") != std::string::npos);
+}
+
 TEST_CASE("the marked elements of a large sum name what was lost", "[verdicts]")
 {
     const std::int64_t small = wb::kIntLimit + (std::int64_t(1) << 28) + 3;

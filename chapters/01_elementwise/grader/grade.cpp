@@ -131,7 +131,7 @@ void check_add_huge(wb::Stage& stage, AddLauncher add)
         wb::fill_uniform_device(b.data(), n, wb::seed() + 14, -100.f, 100.f, stage.stream());
         c.poison();
         wb::run_past_int_range(
-            stage, [&](cudaStream_t s) { add(a.data(), b.data(), c.data(), n, s); }, label);
+            stage, [&](cudaStream_t s) { add(a.data(), b.data(), c.data(), n, s); }, label, n > wb::kUintLimit);
         expect_windows(stage, a.data(), b.data(), c.data(), n, windows_past_int_limit(), ch01::add_reference,
                        wb::Tolerance::exact(), label);
     }
@@ -225,7 +225,7 @@ void check_add_act_huge(wb::Stage& stage, ActLauncher<T> f)
         wb::fill_uniform_device(b.data(), n, wb::seed() + 24, -5.f, 5.f, stage.stream());
         y.poison();
         wb::run_past_int_range(
-            stage, [&](cudaStream_t s) { f(a.data(), b.data(), y.data(), n, act, s); }, label);
+            stage, [&](cudaStream_t s) { f(a.data(), b.data(), y.data(), n, act, s); }, label, n > wb::kUintLimit);
         expect_windows(
             stage, a.data(), b.data(), y.data(), n, windows_past_int_limit(),
             [&](const std::vector<T>& as, const std::vector<T>& bs) { return add_act_expected(as, bs, act); },

@@ -418,7 +418,8 @@ void check_huge_once(
     wb::DeviceBuffer<float> workspace = zeroed_workspace(n);
     out.poison();
     wb::run_past_int_range(
-        stage, [&](cudaStream_t s) { launch(x.data(), y.data(), out.data(), n, workspace.data(), s); }, label);
+        stage, [&](cudaStream_t s) { launch(x.data(), y.data(), out.data(), n, workspace.data(), s); }, label,
+        past_uint);
     Case c;
     c.label = label;
     c.expected = expected;

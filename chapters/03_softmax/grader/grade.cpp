@@ -214,7 +214,7 @@ void check_huge_once(wb::Stage& stage, Launcher<T> launch, Kind kind, int64_t ro
                             8.f, stage.stream());
     y.poison();
     wb::run_past_int_range(
-        stage, [&](cudaStream_t s) { launch(x.data(), y.data(), rows, cols, s); }, label);
+        stage, [&](cudaStream_t s) { launch(x.data(), y.data(), rows, cols, s); }, label, n > wb::kUintLimit);
     const int64_t width = kHugeWindowRows;
     std::vector<wb::SampledWindow> windows;
     for (int64_t first : wb::row_windows_past_int_range(rows, cols, width)) {

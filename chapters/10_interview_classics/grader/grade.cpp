@@ -235,7 +235,7 @@ void check_huge_once(wb::Stage& stage, bool dot, int64_t n,
     const double expected = wb::place_sum_markers(x.data(), markers, stage.stream());
     out.poison();
     wb::run_past_int_range(
-        stage, [&](cudaStream_t s) { launch(x.data(), y.data(), out.data(), n, s); }, label);
+        stage, [&](cudaStream_t s) { launch(x.data(), y.data(), out.data(), n, s); }, label, past_uint);
     Case c;
     c.label = label;
     c.expected = expected;
