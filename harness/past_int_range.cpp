@@ -23,11 +23,10 @@ LargeCase::LargeCase(std::size_t bytes, const std::string& label)
     allowed_ = device_memory_allows(bytes + (std::size_t(3) << 30), label);
 }
 
-bool LargeCase::fits(std::size_t bytes) const
+bool LargeCase::fits(std::size_t bytes, const std::string& label) const
 {
-    std::size_t free_bytes = 0, total_bytes = 0;
-    return allowed_ && cudaMemGetInfo(&free_bytes, &total_bytes) == cudaSuccess &&
-           free_bytes >= bytes + (std::size_t(4) << 30);
+    if (!allowed_) return false;
+    return device_memory_allows(bytes + (std::size_t(3) << 30), label);   // the same 4 GiB to spare
 }
 
 LargeCase::~LargeCase()

@@ -37,8 +37,9 @@ public:
     LargeCase& operator=(const LargeCase&) = delete;
     explicit operator bool() const { return allowed_; }
     /// True when @p bytes are free too, with the same room to spare: asked while the lock is held, to run
-    /// a larger form of the case (past 2^32 elements) on a GPU that has the memory for it. Quiet.
-    bool fits(std::size_t bytes) const;
+    /// a larger case (past 2^32 elements) on a GPU that has the memory for it. Otherwise prints that the
+    /// case @p label is skipped, and why (nothing when the first case was not allowed either).
+    bool fits(std::size_t bytes, const std::string& label) const;
 
 private:
     int lock_fd_ = -1;

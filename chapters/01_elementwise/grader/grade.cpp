@@ -33,21 +33,23 @@ constexpr int64_t kHugeElements = (int64_t(1) << 31) + (int64_t(1) << 20) + 5;
 /// blockIdx.x * blockDim.x (a product of two unsigned ints) wraps too.
 constexpr int64_t kHugerElements = (int64_t(1) << 32) + (int64_t(1) << 20) + 5;
 
-/// The sizes of the large case: kHugeElements, then kHugerElements where @p large finds room for 3 arrays
-/// of @p element_bytes each. Both: a GPU with less memory still runs the first, and a kernel whose index
-/// goes wrong past 2^31 fails there, with the same message on every GPU.
-std::vector<int64_t> huge_sizes(const wb::LargeCase& large, std::size_t element_bytes)
-{
-    if (large.fits(3 * static_cast<std::size_t>(kHugerElements) * element_bytes))
-        return {kHugeElements, kHugerElements};
-    return {kHugeElements};
-}
-
+/// The name of the large case of @p n elements, for its failures and its skip line.
 std::string huge_label(int64_t n)
 {
     return n == kHugerElements ? "n = 2^32 + 2^20 + 5 (past the unsigned 32-bit range; checked on a sample)"
                                : "n = 2^31 + 2^20 + 5 (past the int range; checked on a sample)";
 }
+
+/// The sizes of the large case: kHugeElements, then kHugerElements where @p large finds room for 3 arrays
+/// of @p element_bytes each. Both: a GPU with less memory still runs the first, and a kernel whose index
+/// goes wrong past 2^31 fails there, with the same message on every GPU.
+std::vector<int64_t> huge_sizes(const wb::LargeCase& large, std::size_t element_bytes)
+{
+    if (large.fits(3 * static_cast<std::size_t>(kHugerElements) * element_bytes, huge_label(kHugerElements)))
+        return {kHugeElements, kHugerElements};
+    return {kHugeElements};
+}
+
 
 /// IEEE special values mixed into ordinary ones.
 std::vector<float> with_specials(std::vector<float> v, bool include_nan)

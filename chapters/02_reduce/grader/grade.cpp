@@ -441,7 +441,8 @@ void check_huge(
     const wb::LargeCase large(arrays * static_cast<std::size_t>(kHugeElements) * sizeof(float),
                               "n = 2^31 + 2^28 + 3 (past the int range)");
     if (!large) return;
-    const bool past_uint = large.fits(arrays * static_cast<std::size_t>(kHugerElements) * sizeof(float));
+    const bool past_uint = large.fits(arrays * static_cast<std::size_t>(kHugerElements) * sizeof(float),
+                                      "n = 2^32 + 2^28 + 3 (past the unsigned 32-bit range)");
     check_huge_once(stage, arrays, kHugeElements, launch);
     if (past_uint) check_huge_once(stage, arrays, kHugerElements, launch);
 }

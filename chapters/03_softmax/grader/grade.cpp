@@ -246,7 +246,8 @@ void check_huge(wb::Stage& stage, Launcher<T> launch, Kind kind)
     const wb::LargeCase large(2 * static_cast<std::size_t>(kHugeRows * cols) * sizeof(T), label_for(kHugeRows));
     if (!large) return;
     std::vector<int64_t> row_counts = {kHugeRows};
-    if (large.fits(2 * static_cast<std::size_t>(kHugerRows * cols) * sizeof(T))) row_counts.push_back(kHugerRows);
+    if (large.fits(2 * static_cast<std::size_t>(kHugerRows * cols) * sizeof(T), label_for(kHugerRows)))
+        row_counts.push_back(kHugerRows);
     for (const int64_t rows : row_counts) check_huge_once<T>(stage, launch, kind, rows, label_for(rows));
 }
 
