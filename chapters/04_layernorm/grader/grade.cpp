@@ -341,6 +341,11 @@ void judge(wb::Stage& stage, const Outcome& out, const std::string& label)
 constexpr int64_t kHugeRows = (int64_t(1) << 21) + (int64_t(1) << 18) + 5;
 constexpr int64_t kHugeCols = 1000;
 
+/// Where the GPU has the memory (x and y: 33 GiB in float, 17 GiB in fp16 and bf16): 2^22 + 2^18 + 5 =
+/// 4,456,453 rows, 4.46e9 elements, 3.8% past 2^32, where an element index computed in unsigned 32-bit
+/// arithmetic (blockIdx.x * blockDim.x) wraps. Row 4,294,967 holds element 2^32.
+constexpr int64_t kHugerRows = (int64_t(1) << 22) + (int64_t(1) << 18) + 5;
+
 /// Rows per window of the large output that the CPU reference checks.
 constexpr int64_t kHugeWindowRows = 4;
 
@@ -351,22 +356,16 @@ struct HugeWindows {
 
 /// The case past the int range, on a GPU with the memory for it (x and y: 17.6 GiB in float, 8.8 GiB in
 /// fp16 and bf16; gamma, beta, mean and rstd: 18 MiB): kHugeRows x kHugeCols values uniform in [-4, 4)
-/// (gamma in [-2, 2), beta in [-1, 1)), filled on the GPU, eps = kEps. Every smaller case fits in 32-bit
-/// indices, so a kernel that forms row * cols in int, keeps its element index in int or converts
-/// rows * cols to int passes them all; here that index wraps past 2^31 - 1. y, then mean and rstd, are
-/// checked on the same windows of kHugeWindowRows rows (the first, the last, 14 spread between and those
-/// around the row whose elements cross 2^31), each against the float64 reference of its own rows.
+/// (gamma in [-2, 2), beta in [-1, 1)), filled on the GPU, eps = kEps; then kHugerRows rows where the GPU
+/// has the memory for those. Every smaller case fits in 32-bit indices, so a kernel that forms row * cols
+/// in int, keeps its element index in int or converts rows * cols to int passes them all; here that
+/// index wraps past 2^31 - 1 (and an unsigned one past 2^32 - 1). y, then mean and rstd, are checked on
+/// the same windows of kHugeWindowRows rows (the first, the last, 14 spread between and those around the
+/// rows whose elements cross 2^31 and 2^32), each against the float64 reference of its own rows.
 template <typename T>
-void check_huge(wb::Stage& stage, Launcher<T> launch)
+void check_huge_once(wb::Stage& stage, Launcher<T> launch, int64_t rows, const std::string& label)
 {
-    const int64_t rows = kHugeRows, cols = kHugeCols, n = rows * cols;
-    const char* type = std::is_same_v<T, __half> ? ", fp16" : std::is_same_v<T, __nv_bfloat16> ? ", bf16" : "";
-    const std::string label = wb::with_commas(rows) + " x " + std::to_string(cols) + type + ", " + eps_label(kEps) +
-                              " (past the int range; checked on rows sampled across it)";
-    const std::size_t bytes = (2 * static_cast<std::size_t>(n) + 2 * static_cast<std::size_t>(cols)) * sizeof(T) +
-                              2 * static_cast<std::size_t>(rows) * sizeof(float);
-    const wb::LargeCase large(bytes, label);
-    if (!large) return;
+    const int64_t cols = kHugeCols, n = rows * cols;
     wb::DeviceBuffer<T> x(n), y(n), gamma(cols), beta(cols);
     wb::DeviceBuffer<float> mean(rows), rstd(rows);
     const std::uint64_t seed = wb::seed() + 61 + 3 * sizeof(T);
@@ -381,7 +380,7 @@ void check_huge(wb::Stage& stage, Launcher<T> launch)
         [&](cudaStream_t s) {
             launch(x.data(), gamma.data(), beta.data(), y.data(), mean.data(), rstd.data(), rows, cols, kEps, s);
         },
-        label);
+        label, n > wb::kUintLimit);
     const std::vector<T> g = gamma.download(), b = beta.download();
     const int64_t width = kHugeWindowRows;
     HugeWindows windows;
@@ -405,6 +404,27 @@ void check_huge(wb::Stage& stage, Launcher<T> launch)
     wb::expect_windows(stage, windows.y, label + ": y");
     wb::expect_windows(stage, windows.mean, label + ": mean (index = row)");
     wb::expect_windows(stage, windows.rstd, label + ": rstd (index = row)");
+}
+
+template <typename T>
+void check_huge(wb::Stage& stage, Launcher<T> launch)
+{
+    const int64_t cols = kHugeCols;
+    const char* type = std::is_same_v<T, __half> ? ", fp16" : std::is_same_v<T, __nv_bfloat16> ? ", bf16" : "";
+    auto label_for = [&](int64_t rows) {
+        return wb::with_commas(rows) + " x " + std::to_string(cols) + type + ", " + eps_label(kEps) +
+               (rows == kHugerRows ? " (past the unsigned 32-bit range; checked on rows sampled across it)"
+                                   : " (past the int range; checked on rows sampled across it)");
+    };
+    auto bytes_for = [&](int64_t rows) {
+        return (2 * static_cast<std::size_t>(rows * cols) + 2 * static_cast<std::size_t>(cols)) * sizeof(T) +
+               2 * static_cast<std::size_t>(rows) * sizeof(float);
+    };
+    const wb::LargeCase large(bytes_for(kHugeRows), label_for(kHugeRows));
+    if (!large) return;
+    std::vector<int64_t> row_counts = {kHugeRows};
+    if (large.fits(bytes_for(kHugerRows), label_for(kHugerRows))) row_counts.push_back(kHugerRows);
+    for (const int64_t rows : row_counts) check_huge_once<T>(stage, launch, rows, label_for(rows));
 }
 
 /// Every row length up to @p max_cols, many short rows, more rows than gridDim.y holds, the special
