@@ -152,6 +152,13 @@ std::string half_valued_results(const std::vector<double>& expected, const std::
     return "";
 }
 
+void replace_likely_cause(CompareReport& report, const std::string& cause)
+{
+    const std::string marker = "\n  likely cause: ";
+    report.message = report.message.substr(0, report.message.find(marker)) + marker + cause;
+    report.cause = cause;
+}
+
 std::string guard_read_cause(double expected, double got, double slack)
 {
     if (!std::isfinite(expected) || !std::isfinite(got)) return "";

@@ -162,6 +162,11 @@ std::string guard_read_cause(double expected, double got, double slack = 0.0);
 std::string guard_read_results(const std::vector<double>& expected, const std::vector<double>& got,
                                const std::vector<std::uint8_t>& bad);
 
+/// Puts @p cause in place of the likely cause of a failed @p report (its message's "likely cause:" line, or
+/// after its message when it had none, and report.cause): for a cause found by what the comparison alone
+/// cannot see (a probe run after it, the place of marked elements).
+void replace_likely_cause(CompareReport& report, const std::string& cause);
+
 /// Formats a number for reports: shortest form that shows the difference that matters.
 std::string format_number(double value);
 

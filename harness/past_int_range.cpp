@@ -34,6 +34,18 @@ LargeCase::~LargeCase()
     if (lock_fd_ >= 0) ::close(lock_fd_);   // closing releases the lock
 }
 
+void for_each_large_size(const std::vector<LargeSize>& sizes, const std::function<void(const LargeSize&)>& check)
+{
+    if (sizes.empty()) return;
+    const LargeCase large(sizes.front().bytes, sizes.front().label);
+    if (!large) return;
+    std::vector<const LargeSize*> runnable = {&sizes.front()};
+    for (std::size_t k = 1; k < sizes.size(); ++k) {
+        if (large.fits(sizes[k].bytes, sizes[k].label)) runnable.push_back(&sizes[k]);
+    }
+    for (const LargeSize* size : runnable) check(*size);
+}
+
 std::string sampled_output_cause(const std::vector<SampledWindow>& windows, const SampledWindow& first_wrong)
 {
     const bool nothing_anywhere = std::all_of(windows.begin(), windows.end(), [](const SampledWindow& w) {
@@ -96,11 +108,12 @@ std::string window_failure_message(const SampledWindow& w, const std::string& ca
            (cause.empty() ? "" : "\n  likely cause: " + cause);
 }
 
-void expect_windows(Stage& stage, const std::vector<SampledWindow>& windows, const std::string& label)
+void expect_windows(Stage& stage, const std::vector<SampledWindow>& windows, const std::string& label,
+                    const std::string& chapter_cause)
 {
     for (const SampledWindow& w : windows) {
         if (w.report.ok) continue;
-        const std::string cause = sampled_output_cause(windows, w);
+        const std::string cause = chapter_cause.empty() ? sampled_output_cause(windows, w) : chapter_cause;
         CompareReport report = w.report;
         report.message = window_failure_message(w, cause);
         if (!cause.empty()) report.cause = cause;
@@ -162,6 +175,13 @@ double place_sum_markers(float* x, const std::vector<SumMarker>& markers, cudaSt
     }
     WB_CUDA_CHECK(cudaStreamSynchronize(stream));   // values must outlive the copies
     return std::ldexp(1.0, static_cast<int>(markers.size())) - 1.0;
+}
+
+std::string sum_markers_label(std::int64_t n, std::size_t markers, bool with_y)
+{
+    return "n = " + as_powers_of_two(n) + ", " + (with_y ? "x 0 but at " : "every input 0 but ") +
+           std::to_string(markers) + " marked elements summing to " + std::to_string((std::int64_t(1) << markers) - 1) +
+           (with_y ? ", y 1" : "") + (n > kUintLimit ? " (past the unsigned 32-bit range)" : " (past the int range)");
 }
 
 namespace {
@@ -236,6 +256,18 @@ std::string sum_markers_cause(const std::vector<SumMarker>& markers, std::int64_
            "Elements inside the input were skipped while later ones were added: an index or a stride that "
            "wraps in 32 bits, a loop that steps over part of the input, or a plain += on out[0] from several "
            "blocks that loses updates (a race).";
+}
+
+std::string as_powers_of_two(std::int64_t value)
+{
+    std::string text;
+    for (int bit = 62; bit >= 10; --bit) {
+        if (!((value >> bit) & 1)) continue;
+        text += (text.empty() ? "2^" : " + 2^") + std::to_string(bit);
+    }
+    const std::int64_t rest = value & 1023;
+    if (text.empty()) return std::to_string(value);
+    return rest == 0 ? text : text + " + " + std::to_string(rest);
 }
 
 std::string with_commas(std::int64_t value)

@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,22 @@ private:
     bool allowed_ = false;
 };
 
+/// One size of a chapter's large case: what it counts (elements, or rows), the GPU memory it takes, and
+/// its name for the learner (its failures and its skip line).
+struct LargeSize {
+    std::int64_t count = 0;
+    std::size_t bytes = 0;
+    std::string label;
+    std::int64_t cols = 0;   ///< a matrix's columns (count is then its rows); 0 where the chapter needs none
+};
+
+/// Runs @p check on each of @p sizes (ascending: the case past 2^31, then the one past 2^32) that this
+/// GPU has the memory for, under one LargeCase. None when the first does not fit; else the first, then each
+/// later one that fits, decided before the first runs. A skip line is printed for each size left out. The
+/// case past 2^31 runs first on every GPU with room for it, so a kernel whose index goes wrong there gets
+/// the same verdict whatever more memory the GPU has.
+void for_each_large_size(const std::vector<LargeSize>& sizes, const std::function<void(const LargeSize&)>& check);
+
 /// One window of a large output, compared with its reference.
 struct SampledWindow {
     std::int64_t first = 0;   ///< its first element, as an index into the whole output
@@ -67,8 +84,10 @@ std::string sampled_output_cause(const std::vector<SampledWindow>& windows, cons
 std::string window_failure_message(const SampledWindow& w, const std::string& cause);
 
 /// Ends the stage at the first wrong window of @p windows (sorted by position), naming the window,
-/// what its report found, and sampled_output_cause.
-void expect_windows(Stage& stage, const std::vector<SampledWindow>& windows, const std::string& label);
+/// what its report found, and sampled_output_cause, or @p cause where the chapter found one in what the
+/// windows hold (a transpose's wrapped loads, seen from the input's side).
+void expect_windows(Stage& stage, const std::vector<SampledWindow>& windows, const std::string& label,
+                    const std::string& cause = "");
 
 /// Stage::run for a case past the 32-bit range. A crash there, after every smaller case passed, is
 /// almost always an index or a size held in an int (negative past 2^31 - 1, so the address it makes
@@ -94,12 +113,21 @@ std::vector<SumMarker> sum_markers(std::int64_t n);
 /// the copies. Returns their sum, the exact result of the large sum.
 double place_sum_markers(float* x, const std::vector<SumMarker>& markers, cudaStream_t stream);
 
+/// The name of the large sum of @p n elements with @p markers marked ones: "n = 2^32 + 2^28 + 3, every input
+/// 0 but 12 marked elements summing to 4095 (past the unsigned 32-bit range)". @p with_y: a dot product,
+/// whose x holds the markers and whose y is 1 everywhere. Pure logic.
+std::string sum_markers_label(std::int64_t n, std::size_t markers, bool with_y);
+
 /// What a wrong result @p got of the large sum of @p n elements with @p markers says. The bits of a result
 /// below 2^m name the marked elements that never reached it; where they lie tells a size converted to int
 /// (none reached it), an index computed in 32 bits (those past 2^31), a grid that stops short (those from
 /// some index on). The exact value an index taken modulo 2^32 gives (the first n - 2^32 elements read
 /// twice, none past 2^32) is recognised as such. Pure logic.
 std::string sum_markers_cause(const std::vector<SumMarker>& markers, std::int64_t n, double got);
+
+/// @p value as a sum of powers of two and a small rest, as the large cases are written: "2^32 + 2^28 + 3".
+/// Powers from 2^10 on are named; the rest below 1024 is written in decimal. Pure logic.
+std::string as_powers_of_two(std::int64_t value);
 
 /// @p value with its thousands separated by commas ("2,359,301"), for the labels of large cases.
 std::string with_commas(std::int64_t value);

@@ -365,3 +365,44 @@ TEST_CASE("large counts are labelled with thousands separators", "[verdicts]")
     CHECK(wb::with_commas(999) == "999");
     CHECK(wb::with_commas(-1234567) == "-1,234,567");
 }
+
+TEST_CASE("large sizes are written as the powers of two they are made of", "[verdicts]")
+{
+    CHECK(wb::as_powers_of_two((std::int64_t(1) << 32) + (std::int64_t(1) << 28) + 3) == "2^32 + 2^28 + 3");
+    CHECK(wb::as_powers_of_two((std::int64_t(1) << 31) + (std::int64_t(1) << 20) + 5) == "2^31 + 2^20 + 5");
+    CHECK(wb::as_powers_of_two(std::int64_t(1) << 31) == "2^31");
+    CHECK(wb::as_powers_of_two(1000) == "1000");
+    const std::int64_t n = wb::kUintLimit + (std::int64_t(1) << 28) + 3;
+    CHECK(wb::sum_markers_label(n, 12, false) ==
+          "n = 2^32 + 2^28 + 3, every input 0 but 12 marked elements summing to 4095 (past the unsigned 32-bit "
+          "range)");
+    CHECK(wb::sum_markers_label(wb::kIntLimit + 3, 9, true) ==
+          "n = 2^31 + 3, x 0 but at 9 marked elements summing to 511, y 1 (past the int range)");
+}
+
+TEST_CASE("the sizes of a large case run in order, and none without the memory for the first", "[verdicts]")
+{
+    std::vector<std::string> ran;
+    wb::for_each_large_size({{wb::kIntLimit + 1, 9, "first"}, {wb::kUintLimit + 1, 17, "second"}},
+                            [&](const wb::LargeSize& size) { ran.push_back(size.label); });
+    if (wb::emulated()) CHECK(ran.empty());   // the emulator never has the memory
+    const std::vector<std::string> order = {"first", "second"};
+    CHECK(std::equal(ran.begin(), ran.end(), order.begin()));   // a prefix: never the second alone
+    ran.clear();
+    wb::for_each_large_size({}, [&](const wb::LargeSize& size) { ran.push_back(size.label); });
+    CHECK(ran.empty());
+}
+
+TEST_CASE("a probe's cause replaces the comparison's own", "[verdicts]")
+{
+    wb::CompareReport report;
+    report.ok = false;
+    report.cause = "a scale factor";
+    report.message = "3 of 9 elements are wrong.\n  likely cause: a scale factor";
+    wb::replace_likely_cause(report, "fp16 accumulation");
+    CHECK(report.message == "3 of 9 elements are wrong.\n  likely cause: fp16 accumulation");
+    CHECK(report.cause == "fp16 accumulation");
+    report.message = "wrong.";
+    wb::replace_likely_cause(report, "a race");
+    CHECK(report.message == "wrong.\n  likely cause: a race");
+}

@@ -33,21 +33,18 @@ constexpr int64_t kHugeElements = (int64_t(1) << 31) + (int64_t(1) << 20) + 5;
 /// blockIdx.x * blockDim.x (a product of two unsigned ints) wraps too.
 constexpr int64_t kHugerElements = (int64_t(1) << 32) + (int64_t(1) << 20) + 5;
 
-/// The name of the large case of @p n elements, for its failures and its skip line.
-std::string huge_label(int64_t n)
+/// The sizes of the large case, for 3 arrays of @p element_bytes each: kHugeElements, then kHugerElements
+/// where the GPU has the memory (wb::for_each_large_size).
+std::vector<wb::LargeSize> huge_sizes(std::size_t element_bytes)
 {
-    return n == kHugerElements ? "n = 2^32 + 2^20 + 5 (past the unsigned 32-bit range; checked on a sample)"
-                               : "n = 2^31 + 2^20 + 5 (past the int range; checked on a sample)";
-}
-
-/// The sizes of the large case: kHugeElements, then kHugerElements where @p large finds room for 3 arrays
-/// of @p element_bytes each. Both: a GPU with less memory still runs the first, and a kernel whose index
-/// goes wrong past 2^31 fails there, with the same message on every GPU.
-std::vector<int64_t> huge_sizes(const wb::LargeCase& large, std::size_t element_bytes)
-{
-    if (large.fits(3 * static_cast<std::size_t>(kHugerElements) * element_bytes, huge_label(kHugerElements)))
-        return {kHugeElements, kHugerElements};
-    return {kHugeElements};
+    std::vector<wb::LargeSize> sizes;
+    for (const int64_t n : {kHugeElements, kHugerElements}) {
+        sizes.push_back({n, 3 * static_cast<std::size_t>(n) * element_bytes,
+                         "n = " + wb::as_powers_of_two(n) +
+                             (n > wb::kUintLimit ? " (past the unsigned 32-bit range; checked on a sample)"
+                                                 : " (past the int range; checked on a sample)")});
+    }
+    return sizes;
 }
 
 
@@ -124,10 +121,9 @@ void check_add_once(wb::Stage& stage, AddLauncher add, const std::vector<float>&
 /// where 52 GiB are free: filled on the GPU, checked on windows.
 void check_add_huge(wb::Stage& stage, AddLauncher add)
 {
-    const wb::LargeCase large(3 * static_cast<std::size_t>(kHugeElements) * sizeof(float), huge_label(kHugeElements));
-    if (!large) return;
-    for (const int64_t n : huge_sizes(large, sizeof(float))) {
-        const std::string label = huge_label(n);
+    wb::for_each_large_size(huge_sizes(sizeof(float)), [&](const wb::LargeSize& size) {
+        const int64_t n = size.count;
+        const std::string& label = size.label;
         wb::DeviceBuffer<float> a(n), b(n), c(n);
         wb::fill_uniform_device(a.data(), n, wb::seed() + 13, -100.f, 100.f, stage.stream());
         wb::fill_uniform_device(b.data(), n, wb::seed() + 14, -100.f, 100.f, stage.stream());
@@ -136,7 +132,7 @@ void check_add_huge(wb::Stage& stage, AddLauncher add)
             stage, [&](cudaStream_t s) { add(a.data(), b.data(), c.data(), n, s); }, label, n > wb::kUintLimit);
         expect_windows(stage, a.data(), b.data(), c.data(), n, windows_past_int_limit(), ch01::add_reference,
                        wb::Tolerance::exact(), label);
-    }
+    });
 }
 
 void check_add(wb::Stage& stage, AddLauncher add)
@@ -218,10 +214,11 @@ template <typename T>
 void check_add_act_huge(wb::Stage& stage, ActLauncher<T> f)
 {
     const Activation act = Activation::relu;
-    const wb::LargeCase large(3 * static_cast<std::size_t>(kHugeElements) * sizeof(T), huge_label(kHugeElements));
-    if (!large) return;
-    for (const int64_t n : huge_sizes(large, sizeof(T))) {
-        const std::string label = huge_label(n) + ", relu";
+    std::vector<wb::LargeSize> sizes = huge_sizes(sizeof(T));
+    for (wb::LargeSize& size : sizes) size.label += ", relu";
+    wb::for_each_large_size(sizes, [&](const wb::LargeSize& size) {
+        const int64_t n = size.count;
+        const std::string& label = size.label;
         wb::DeviceBuffer<T> a(n), b(n), y(n);
         wb::fill_uniform_device(a.data(), n, wb::seed() + 23, -5.f, 5.f, stage.stream());
         wb::fill_uniform_device(b.data(), n, wb::seed() + 24, -5.f, 5.f, stage.stream());
@@ -232,7 +229,7 @@ void check_add_act_huge(wb::Stage& stage, ActLauncher<T> f)
             stage, a.data(), b.data(), y.data(), n, windows_past_int_limit(),
             [&](const std::vector<T>& as, const std::vector<T>& bs) { return add_act_expected(as, bs, act); },
             add_act_tolerance<T>(act), label);
-    }
+    });
 }
 
 template <typename T>

@@ -378,10 +378,8 @@ void check_cases(wb::Stage& stage, const std::vector<Case>& cases, Launch launch
             if (call == 1) first_ok = report.ok;
             if (call == 1 && !report.ok && report.bad == 1 && std::isfinite(report.got_at_first)) {
                 // A finite wrong value: lost precision reads like a missed element. Tell them apart.
-                if (const std::string cause = half_precision_probe(stage, launch); !cause.empty()) {
-                    report.message = report.message.substr(0, report.message.find("\n  likely cause: ")) +
-                                     "\n  likely cause: " + cause;
-                }
+                if (const std::string cause = half_precision_probe(stage, launch); !cause.empty())
+                    wb::replace_likely_cause(report, cause);
             }
             stage.expect(report,
                          c.label + (call > 1 ? " (call " + std::to_string(call) + " on the same workspace)" : ""));
@@ -403,13 +401,8 @@ void check_huge_once(
     wb::Stage& stage, int arrays, int64_t n,
     const std::function<void(const float* x, const float* y, float* out, int64_t n, float* w, cudaStream_t s)>& launch)
 {
-    const bool past_uint = n > wb::kUintLimit;
     const std::vector<wb::SumMarker> markers = wb::sum_markers(n);
-    const std::string label = std::string(past_uint ? "n = 2^32 + 2^28 + 3, " : "n = 2^31 + 2^28 + 3, ") +
-                              (arrays > 1 ? "x 0 but at " : "every input 0 but ") + std::to_string(markers.size()) +
-                              " marked elements summing to " + std::to_string((std::int64_t(1) << markers.size()) - 1) +
-                              (arrays > 1 ? ", y 1" : "") +
-                              (past_uint ? " (past the unsigned 32-bit range)" : " (past the int range)");
+    const std::string label = wb::sum_markers_label(n, markers.size(), arrays > 1);
     wb::DeviceBuffer<float> x(n), out(kOutSlots);
     wb::DeviceBuffer<float> y(arrays > 1 ? n : 1);
     wb::fill_uniform_device(x.data(), n, 0, 0.f, 0.f, stage.stream());
@@ -419,7 +412,7 @@ void check_huge_once(
     out.poison();
     wb::run_past_int_range(
         stage, [&](cudaStream_t s) { launch(x.data(), y.data(), out.data(), n, workspace.data(), s); }, label,
-        past_uint);
+        n > wb::kUintLimit);
     Case c;
     c.label = label;
     c.expected = expected;
@@ -427,10 +420,8 @@ void check_huge_once(
     c.exact = true;
     const std::vector<float> result = out.download();
     wb::CompareReport report = judge(c, result, 1, false);
-    const std::size_t cut = report.message.find("\n  likely cause: ");
-    if (!report.ok && !report.nothing_written && !std::isnan(result[0]) && cut != std::string::npos)
-        report.message =
-            report.message.substr(0, cut) + "\n  likely cause: " + wb::sum_markers_cause(markers, n, result[0]);
+    if (!report.ok && !report.nothing_written && !std::isnan(result[0]))
+        wb::replace_likely_cause(report, wb::sum_markers_cause(markers, n, result[0]));
     stage.expect(report, label);
 }
 
@@ -438,13 +429,13 @@ void check_huge(
     wb::Stage& stage, int arrays,
     const std::function<void(const float* x, const float* y, float* out, int64_t n, float* w, cudaStream_t s)>& launch)
 {
-    const wb::LargeCase large(arrays * static_cast<std::size_t>(kHugeElements) * sizeof(float),
-                              "n = 2^31 + 2^28 + 3 (past the int range)");
-    if (!large) return;
-    const bool past_uint = large.fits(arrays * static_cast<std::size_t>(kHugerElements) * sizeof(float),
-                                      "n = 2^32 + 2^28 + 3 (past the unsigned 32-bit range)");
-    check_huge_once(stage, arrays, kHugeElements, launch);
-    if (past_uint) check_huge_once(stage, arrays, kHugerElements, launch);
+    std::vector<wb::LargeSize> sizes;
+    for (const int64_t n : {kHugeElements, kHugerElements}) {
+        sizes.push_back({n, arrays * static_cast<std::size_t>(n) * sizeof(float),
+                         wb::sum_markers_label(n, wb::sum_markers(n).size(), arrays > 1)});
+    }
+    wb::for_each_large_size(sizes,
+                            [&](const wb::LargeSize& size) { check_huge_once(stage, arrays, size.count, launch); });
 }
 
 void check_sum(wb::Stage& stage, SumLauncher sum)

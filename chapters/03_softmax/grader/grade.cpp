@@ -243,12 +243,11 @@ void check_huge(wb::Stage& stage, Launcher<T> launch, Kind kind)
                (rows == kHugerRows ? " (past the unsigned 32-bit range; checked on rows sampled across it)"
                                    : " (past the int range; checked on rows sampled across it)");
     };
-    const wb::LargeCase large(2 * static_cast<std::size_t>(kHugeRows * cols) * sizeof(T), label_for(kHugeRows));
-    if (!large) return;
-    std::vector<int64_t> row_counts = {kHugeRows};
-    if (large.fits(2 * static_cast<std::size_t>(kHugerRows * cols) * sizeof(T), label_for(kHugerRows)))
-        row_counts.push_back(kHugerRows);
-    for (const int64_t rows : row_counts) check_huge_once<T>(stage, launch, kind, rows, label_for(rows));
+    std::vector<wb::LargeSize> sizes;
+    for (const int64_t rows : {kHugeRows, kHugerRows})
+        sizes.push_back({rows, 2 * static_cast<std::size_t>(rows * cols) * sizeof(T), label_for(rows)});
+    wb::for_each_large_size(
+        sizes, [&](const wb::LargeSize& size) { check_huge_once<T>(stage, launch, kind, size.count, size.label); });
 }
 
 /// Every row length up to @p max_cols, then many rows of a short length (odd and even row counts), then

@@ -420,11 +420,10 @@ void check_huge(wb::Stage& stage, Launcher<T> launch)
         return (2 * static_cast<std::size_t>(rows * cols) + 2 * static_cast<std::size_t>(cols)) * sizeof(T) +
                2 * static_cast<std::size_t>(rows) * sizeof(float);
     };
-    const wb::LargeCase large(bytes_for(kHugeRows), label_for(kHugeRows));
-    if (!large) return;
-    std::vector<int64_t> row_counts = {kHugeRows};
-    if (large.fits(bytes_for(kHugerRows), label_for(kHugerRows))) row_counts.push_back(kHugerRows);
-    for (const int64_t rows : row_counts) check_huge_once<T>(stage, launch, rows, label_for(rows));
+    std::vector<wb::LargeSize> sizes;
+    for (const int64_t rows : {kHugeRows, kHugerRows}) sizes.push_back({rows, bytes_for(rows), label_for(rows)});
+    wb::for_each_large_size(
+        sizes, [&](const wb::LargeSize& size) { check_huge_once<T>(stage, launch, size.count, size.label); });
 }
 
 /// Every row length up to @p max_cols, many short rows, more rows than gridDim.y holds, the special

@@ -221,13 +221,8 @@ constexpr int64_t kHugerElements = (int64_t(1) << 32) + (int64_t(1) << 28) + 3;
 void check_huge_once(wb::Stage& stage, bool dot, int64_t n,
                      const std::function<void(const float*, const float*, float*, int64_t, cudaStream_t)>& launch)
 {
-    const bool past_uint = n > wb::kUintLimit;
     const std::vector<wb::SumMarker> markers = wb::sum_markers(n);
-    const std::string label = std::string(past_uint ? "n = 2^32 + 2^28 + 3, " : "n = 2^31 + 2^28 + 3, ") +
-                              (dot ? "x 0 but at " : "every input 0 but ") + std::to_string(markers.size()) +
-                              " marked elements summing to " + std::to_string((std::int64_t(1) << markers.size()) - 1) +
-                              (dot ? ", y 1" : "") +
-                              (past_uint ? " (past the unsigned 32-bit range)" : " (past the int range)");
+    const std::string label = wb::sum_markers_label(n, markers.size(), dot);
     wb::DeviceBuffer<float> x(static_cast<std::size_t>(n)), out(kOutSlots);
     wb::DeviceBuffer<float> y(dot ? static_cast<std::size_t>(n) : 1);
     wb::fill_uniform_device(x.data(), n, wb::seed() + 1061, 0.f, 0.f, stage.stream());
@@ -235,7 +230,7 @@ void check_huge_once(wb::Stage& stage, bool dot, int64_t n,
     const double expected = wb::place_sum_markers(x.data(), markers, stage.stream());
     out.poison();
     wb::run_past_int_range(
-        stage, [&](cudaStream_t s) { launch(x.data(), y.data(), out.data(), n, s); }, label, past_uint);
+        stage, [&](cudaStream_t s) { launch(x.data(), y.data(), out.data(), n, s); }, label, n > wb::kUintLimit);
     Case c;
     c.label = label;
     c.expected = expected;
@@ -243,11 +238,8 @@ void check_huge_once(wb::Stage& stage, bool dot, int64_t n,
     c.exact = true;
     const std::vector<float> result = out.download();
     wb::CompareReport report = judge(c, result, 1, false);
-    if (!report.ok && !report.nothing_written && !std::isnan(result[0]) &&
-        report.message.find("\n  likely cause: ") != std::string::npos) {
-        report.message = report.message.substr(0, report.message.find("\n  likely cause: ")) +
-                         "\n  likely cause: " + wb::sum_markers_cause(markers, n, result[0]);
-    }
+    if (!report.ok && !report.nothing_written && !std::isnan(result[0]))
+        wb::replace_likely_cause(report, wb::sum_markers_cause(markers, n, result[0]));
     stage.expect(report, label);
 }
 
@@ -255,13 +247,12 @@ void check_huge(wb::Stage& stage, bool dot,
                 const std::function<void(const float*, const float*, float*, int64_t, cudaStream_t)>& launch)
 {
     const std::size_t arrays = dot ? 2 : 1;
-    const wb::LargeCase large(arrays * static_cast<std::size_t>(kHugeElements) * sizeof(float),
-                              "n = 2^31 + 2^28 + 3 (past the int range)");
-    if (!large) return;
-    const bool past_uint = large.fits(arrays * static_cast<std::size_t>(kHugerElements) * sizeof(float),
-                                      "n = 2^32 + 2^28 + 3 (past the unsigned 32-bit range)");
-    check_huge_once(stage, dot, kHugeElements, launch);
-    if (past_uint) check_huge_once(stage, dot, kHugerElements, launch);
+    std::vector<wb::LargeSize> sizes;
+    for (const int64_t n : {kHugeElements, kHugerElements}) {
+        sizes.push_back({n, arrays * static_cast<std::size_t>(n) * sizeof(float),
+                         wb::sum_markers_label(n, wb::sum_markers(n).size(), dot)});
+    }
+    wb::for_each_large_size(sizes, [&](const wb::LargeSize& size) { check_huge_once(stage, dot, size.count, launch); });
 }
 
 void check_sum(wb::Stage& stage, SumLauncher sum)
