@@ -2,6 +2,7 @@
 #include "harness/catch.hpp"
 
 #include "04_layernorm/grader/reference.hpp"
+#include "05_transpose/grader/reference.hpp"
 #include "harness/output_contract.hpp"
 
 #include <cmath>
@@ -98,4 +99,20 @@ TEST_CASE("Vector outputs: NaN outputs that are right when the output starts at 
         return wb::compare(expected, std::vector<float>{1, 2, 4}, wb::Tolerance::exact());
     });
     CHECK(other.message == report.message);
+}
+
+TEST_CASE("Transpose: wrong elements from the first one read past input index 2^31 or 2^32 are a wrapped load",
+          "[hints]")
+{
+    const std::int64_t rows = 66002, cols = 69998;
+    // Output row 7 (input column 7): its element r was read from input index r * 69998 + 7, which passes
+    // 2^31 at r = 30680 and 2^32 at r = 61359.
+    CHECK(ch05::wrapped_load_cause(7, 61359, rows, cols).find("wraps at 2^32") != std::string::npos);
+    CHECK(ch05::wrapped_load_cause(7, 61359, rows, cols).find("unsigned int") != std::string::npos);
+    CHECK(ch05::wrapped_load_cause(7, 30680, rows, cols).find("wraps at 2^31") != std::string::npos);
+    // One element later or earlier than the first past the limit: not that pattern.
+    CHECK(ch05::wrapped_load_cause(7, 61360, rows, cols).empty());
+    CHECK(ch05::wrapped_load_cause(7, 61358, rows, cols).empty());
+    // Wrong from the start of the row: nothing to say from the input's side.
+    CHECK(ch05::wrapped_load_cause(7, 0, rows, cols).empty());
 }

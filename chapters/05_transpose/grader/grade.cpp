@@ -36,13 +36,18 @@ const std::vector<std::pair<int64_t, int64_t>> kLimitShapes = {{500000, 3}, {3, 
 /// The large shape, checked on the GPU element by element (device_check.hpp).
 constexpr int64_t kLargeSide = 16384;
 
-/// The shape past the 32-bit range: 40006 x 62498 = 2,500,294,988 elements, 16% past 2^31 (9.3 GiB
-/// each way). Neither side is a multiple of 32 or 64, so every tiled stage has partial tiles at both
-/// edges; both sides are even, so stage 6's float2 paths run on the whole tiles and its scalar paths on
-/// the edges, and a 32-bit index in either path is reached. Not square: the input's flattened index
-/// crosses 2^31 in input row 34360 and the output's in output row 53679.
-constexpr int64_t kHugeRows = 40006;
-constexpr int64_t kHugeCols = 62498;
+/// The shapes past the 32-bit range, each checked where the GPU has the memory (wb::for_each_large_size):
+/// - 40006 x 62498 = 2,500,294,988 elements, 16% past 2^31 (9.3 GiB each way). Neither side is a multiple
+///   of 32 or 64, so every tiled stage has partial tiles at both edges; both sides are even, so stage 6's
+///   float2 paths run on the whole tiles and its scalar paths on the edges, and a 32-bit index in either
+///   path is reached. Not square: the input's flattened index crosses 2^31 in input row 34360 and the
+///   output's in output row 53679.
+/// - 40007 x 62497: both sides odd, 14% past 2^31. A stage that sends odd shapes to a kernel of their own
+///   (no float2 there) runs that kernel here only.
+/// - 66002 x 69998 = 4,620,007,996 elements, 7% past 2^32 (17.2 GiB each way): an index kept in 32-bit
+///   unsigned arithmetic holds every element below 2^32 and wraps here (the input's index in input row
+///   61358, the output's in output row 65073).
+const std::vector<std::pair<int64_t, int64_t>> kHugeShapes = {{40006, 62498}, {40007, 62497}, {66002, 69998}};
 
 /// The timed shape: 384 MiB in, 384 MiB out (far beyond any L2), rectangular.
 constexpr int64_t kTimedRows = 8192;
@@ -95,10 +100,8 @@ void check_transpose(wb::Stage& stage, Launcher transpose)
                                                wb::Tolerance::exact(), wb::Layout::matrix(cols, rows));
         if (!report.ok && !report.nothing_written && !report.tile_pattern) {
             // A pattern of tiles explains the small shape's failure better than what it shows alone.
-            if (const std::string pattern = tile_pattern_hint(stage, transpose); !pattern.empty()) {
-                report.message = report.message.substr(0, report.message.find("\n  likely cause: ")) +
-                                 "\n  likely cause: " + pattern;
-            }
+            if (const std::string pattern = tile_pattern_hint(stage, transpose); !pattern.empty())
+                wb::replace_likely_cause(report, pattern);
         }
         stage.expect(report, shape_label(rows, cols));
     }
@@ -115,26 +118,23 @@ void check_transpose(wb::Stage& stage, Launcher transpose)
                  shape_label(kLargeSide, kLargeSide) + " (checked on the GPU)");
 }
 
-/// The transpose of the huge shape, on a GPU with 23 GiB free (two arrays of 9.3 GiB, 4 to spare):
-/// the index of an element past 2^31 - 1, `r * cols + c` on the load side or `c * rows + r` on the
-/// store side, does not fit in an int. The input is filled on the GPU; the output is checked on
-/// windows of 4 whole output rows (the first, the last, 14 between, and those around output row
-/// 53679, whose elements cross index 2^31 of the output), each against the CPU transpose of the 4
-/// input columns it holds (gathered on the GPU, then downloaded). Every output row also holds the
-/// input rows from 34360 on, whose elements lie past index 2^31 of the input, so a 32-bit load index
-/// shows in every window. Exact, as every transpose check.
-void check_transpose_huge(wb::Stage& stage, Launcher transpose)
+/// The transpose of the huge shape @p rows x @p cols: the index of an element past 2^31 - 1, `r * cols + c`
+/// on the load side or `c * rows + r` on the store side, does not fit in an int (nor, past 2^32 - 1, in an
+/// unsigned int). The input is filled on the GPU; the output is checked on windows of 4 whole output rows
+/// (the first, the last, 14 between, and those around the output rows whose elements cross index 2^31 and
+/// 2^32 of the output), each against the CPU transpose of the 4 input columns it holds (gathered on the
+/// GPU, then downloaded). Every output row also holds the input rows whose elements lie past index 2^31
+/// of the input, so a 32-bit load index shows in every window. Exact, as every transpose check.
+void check_transpose_huge_once(wb::Stage& stage, Launcher transpose, int64_t rows, int64_t cols,
+                               const std::string& label)
 {
-    constexpr int64_t rows = kHugeRows, cols = kHugeCols, n = rows * cols;
-    constexpr int64_t kWindowRows = 4;   // output rows per window: 4 x 40006 floats
-    const std::string label = "40006 x 62498 (past the int range; checked on output rows sampled across it)";
-    const wb::LargeCase large(2 * static_cast<std::size_t>(n) * sizeof(float), label);
-    if (!large) return;
+    const int64_t n = rows * cols;
+    constexpr int64_t kWindowRows = 4;   // output rows per window: 4 x rows floats
     wb::DeviceBuffer<float> in(n), out(n);
     wb::fill_uniform_device(in.data(), n, wb::seed() + 54, -1000.f, 1000.f, stage.stream());
     out.poison();
     wb::run_past_int_range(
-        stage, [&](cudaStream_t s) { transpose(in.data(), out.data(), rows, cols, s); }, label);
+        stage, [&](cudaStream_t s) { transpose(in.data(), out.data(), rows, cols, s); }, label, n > wb::kUintLimit);
     // The output is cols x rows: its row o holds input column o, and starts at element o * rows. The
     // input columns of a window are gathered on the GPU (one pitched copy), then downloaded in one piece.
     wb::DeviceBuffer<float> gathered(static_cast<std::size_t>(rows * kWindowRows));
@@ -157,7 +157,32 @@ void check_transpose_huge(wb::Stage& stage, Launcher transpose)
                                wb::Layout::matrix(count_rows, rows));
         windows.push_back(std::move(w));
     }
-    wb::expect_windows(stage, windows, label);
+    // Where the loads wrap, every output row goes wrong at the input row whose elements pass 2^31 or 2^32:
+    // a window not also overwritten by wrapped stores shows it at its first wrong element.
+    std::string load_cause;
+    for (const wb::SampledWindow& w : windows) {
+        if (w.report.ok || !load_cause.empty()) continue;
+        const int64_t first_bad = std::max<int64_t>(w.report.first_bad, 0);
+        load_cause = ch05::wrapped_load_cause(w.first / rows + first_bad / rows, first_bad % rows, rows, cols);
+    }
+    wb::expect_windows(stage, windows, label, load_cause);
+}
+
+/// The huge shapes, each where the GPU has the memory (two arrays, 4 GiB to spare: 23 GiB for the first).
+void check_transpose_huge(wb::Stage& stage, Launcher transpose)
+{
+    std::vector<wb::LargeSize> sizes;
+    for (const auto& [rows, cols] : kHugeShapes) {
+        const int64_t n = rows * cols;
+        sizes.push_back({rows, 2 * static_cast<std::size_t>(n) * sizeof(float),
+                         shape_label(rows, cols) + (rows % 2 == 1 && cols % 2 == 1 ? ", both sides odd" : "") +
+                             (n > wb::kUintLimit ? " (past the unsigned 32-bit range" : " (past the int range") +
+                             "; checked on output rows sampled across it)",
+                         cols});
+    }
+    wb::for_each_large_size(sizes, [&](const wb::LargeSize& size) {
+        check_transpose_huge_once(stage, transpose, size.count, size.cols, size.label);
+    });
 }
 
 void time_transpose(wb::Stage& stage, Launcher transpose, Launcher previous, Launcher current)
