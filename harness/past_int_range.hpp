@@ -47,8 +47,8 @@ private:
     bool allowed_ = false;
 };
 
-/// One size of a chapter's large case: what it counts (elements, or rows), the GPU memory it takes, and
-/// its name for the learner (its failures and its skip line).
+/// One size of a chapter's large case: what it counts (elements, rows, or which of the chapter's cases it
+/// is), the GPU memory it takes, and its name for the learner (its failures and its skip line).
 struct LargeSize {
     std::int64_t count = 0;
     std::size_t bytes = 0;

@@ -179,9 +179,13 @@ void check_large(wb::Stage& stage, Sgemm sgemm)
 ///   shapes use, through the large operand; the scalar ones are covered by the case above.
 /// - C of 46001 x 50012 (K = 12), with beta != 0 so that C is read past 2^31 too: element 2^31 lies in
 ///   row 42939. Aligned as well: the float4 epilogue of stages 6 to 9.
+/// - Then, where the GPU has the memory for it (16.2 GiB), C of 66001 x 66012, 1.4% past 2^32 elements
+///   (element 2^32 lies in row 65063): an offset into C computed in unsigned 32-bit arithmetic (unsigned
+///   row and col, row * N + col) holds every element of the cases above and wraps here.
 const Case kPastIntA = {300007, 13, 7701, 1.25f, 0.0f};
 const Case kPastIntB = {7, 300004, 7604, -0.75f, 0.0f};
 const Case kPastIntC = {46001, 50012, 12, 1.5f, -0.5f};
+const Case kPastUintC = {66001, 66012, 12, 1.5f, -0.5f};
 
 /// The operand of a case past the int range that holds more than 2^31 elements.
 enum class Huge { A, B, C };
@@ -230,16 +234,31 @@ std::vector<std::pair<Block, std::string>> past_int_blocks(const Case& c, Huge h
 /// when beta == 0), one launch, then the blocks of past_int_blocks() against the float64 reference of
 /// their rows of A and columns of B, with the tolerance of the small cases. Reports the first wrong
 /// block, and where it lies (harness/past_int_range.hpp); a crash is named as a 32-bit index.
+/// The name of the case @p c whose operand @p huge is past the int range, for its failures and skip line.
+std::string past_int_label(const Case& c, Huge huge)
+{
+    const std::int64_t M = c.M, N = c.N, K = c.K;
+    const std::int64_t huge_elements = huge == Huge::A ? M * K : (huge == Huge::B ? K * N : M * N);
+    return describe(c) + ": " +
+           (huge == Huge::A   ? "A"
+            : huge == Huge::B ? "B"
+                              : "C") +
+           " holds " + std::to_string(huge_elements) + " elements (past the " +
+           (huge_elements > wb::kUintLimit ? "unsigned 32-bit" : "int") + " range; checked on " +
+           (huge == Huge::B ? "columns" : "rows") + " sampled across it)";
+}
+
+/// The GPU memory of the case @p c: A, B and C.
+std::size_t past_int_bytes(const Case& c)
+{
+    const std::int64_t M = c.M, N = c.N, K = c.K;
+    return static_cast<std::size_t>(M * K + K * N + M * N) * sizeof(float);
+}
+
 void check_past_int_case(wb::Stage& stage, Sgemm sgemm, const Case& c, Huge huge, std::uint64_t salt)
 {
     const std::int64_t M = c.M, N = c.N, K = c.K, mk = M * K, kn = K * N, mn = M * N;
-    const char* name = huge == Huge::A ? "A" : huge == Huge::B ? "B" : "C";
-    const std::int64_t huge_elements = huge == Huge::A ? mk : (huge == Huge::B ? kn : mn);
-    const std::string label = describe(c) + ": " + name + " holds " + std::to_string(huge_elements) +
-                              " elements (past the int range; checked on " + (huge == Huge::B ? "columns" : "rows") +
-                              " sampled across it)";
-    const wb::LargeCase large(static_cast<std::size_t>(mk + kn + mn) * sizeof(float), label);
-    if (!large) return;
+    const std::string label = past_int_label(c, huge);
     wb::DeviceBuffer<float> A(mk), B(kn), C(mn);
     const cudaStream_t s = stage.stream();
     wb::fill_uniform_device(A.data(), mk, wb::seed() + salt, -kInputBound, kInputBound, s);
@@ -256,8 +275,8 @@ void check_past_int_case(wb::Stage& stage, Sgemm sgemm, const Case& c, Huge huge
         for (std::size_t i = 0; i < blocks.size(); ++i) before[i] = wb::download_block(C.data(), N, blocks[i].first, s);
     }
     wb::run_past_int_range(
-        stage, [&](cudaStream_t st) { sgemm(c.M, c.N, c.K, c.alpha, A.data(), B.data(), c.beta, C.data(), st); },
-        label);
+        stage, [&](cudaStream_t st) { sgemm(c.M, c.N, c.K, c.alpha, A.data(), B.data(), c.beta, C.data(), st); }, label,
+        mn > wb::kUintLimit);
 
     std::vector<float> all_of_a, all_of_b;   // the operand every block reads whole, downloaded once
     std::vector<wb::SampledWindow> windows;
@@ -283,12 +302,22 @@ void check_past_int_case(wb::Stage& stage, Sgemm sgemm, const Case& c, Huge huge
     wb::expect_windows(stage, windows, label);
 }
 
-/// The three cases past the int range, after every smaller shape: a large A, a large B, a large C.
+/// The cases past the int range, after every smaller shape, each where the GPU has the memory: a large A,
+/// a large B, a large C, then a C past 2^32 (wb::for_each_large_size: only after the C past 2^31).
 void check_past_int_range(wb::Stage& stage, Sgemm sgemm)
 {
-    check_past_int_case(stage, sgemm, kPastIntA, Huge::A, 301);
-    check_past_int_case(stage, sgemm, kPastIntB, Huge::B, 311);
-    check_past_int_case(stage, sgemm, kPastIntC, Huge::C, 321);
+    wb::for_each_large_size({{0, past_int_bytes(kPastIntA), past_int_label(kPastIntA, Huge::A)}},
+                            [&](const wb::LargeSize&) { check_past_int_case(stage, sgemm, kPastIntA, Huge::A, 301); });
+    wb::for_each_large_size({{0, past_int_bytes(kPastIntB), past_int_label(kPastIntB, Huge::B)}},
+                            [&](const wb::LargeSize&) { check_past_int_case(stage, sgemm, kPastIntB, Huge::B, 311); });
+    const Case past_c[] = {kPastIntC, kPastUintC};
+    std::vector<wb::LargeSize> sizes;
+    for (std::int64_t i = 0; i < 2; ++i)
+        sizes.push_back({i, past_int_bytes(past_c[i]), past_int_label(past_c[i], Huge::C)});
+    wb::for_each_large_size(sizes, [&](const wb::LargeSize& size) {
+        check_past_int_case(stage, sgemm, past_c[size.count], Huge::C,
+                            321 + 10 * static_cast<std::uint64_t>(size.count));
+    });
 }
 
 void check_all(wb::Stage& stage, Sgemm sgemm)
