@@ -188,14 +188,18 @@ struct HugeCase {
 /// that the arithmetic stays small (3.6e7 rows of 17 keys). K and V: 4 x 4099 heads of 1091 x 128,
 /// 2,289,668,608 elements each (2^31 x 1.07), 3 causal queries per head (a decode step with its causal
 /// tail). Neither size is a multiple of a tile or of 32; batch * heads stays below 65535 (a grid's y).
-const HugeCase kHugeCases[] = {
-    {{4, 68, 131071, 17, 64, false, 0.0f, 0, false,
-      "Q and O hold 2,281,683,968 elements: past the int range, checked on windows of 8 rows"},
-     ch08::Dtype::f16},
-    {{4, 4099, 3, 1091, 128, true, 0.0f, 0, false,
-      "K and V hold 2,289,668,608 elements: past the int range, checked on windows of 8 rows"},
-     ch08::Dtype::bf16},
-};
+/// Then, where the GPU has the memory (34.3 GiB with a stage's workspace), Q and O of head_dim 128 in bf16:
+/// 4,563,367,936 elements each (2^32 x 1.06), where an offset kept in unsigned 32 bits wraps too.
+const HugeCase kHugeQo = {{4, 68, 131071, 17, 64, false, 0.0f, 0, false,
+                           "Q and O hold 2,281,683,968 elements: past the int range, checked on windows of 8 rows"},
+                          ch08::Dtype::f16};
+const HugeCase kHugerQo = {{4, 68, 131071, 17, 128, false, 0.0f, 0, false,
+                            "Q and O hold 4,563,367,936 elements: past the unsigned 32-bit range, checked on "
+                            "windows of 8 rows"},
+                           ch08::Dtype::bf16};
+const HugeCase kHugeKv = {{4, 4099, 3, 1091, 128, true, 0.0f, 0, false,
+                           "K and V hold 2,289,668,608 elements: past the int range, checked on windows of 8 rows"},
+                          ch08::Dtype::bf16};
 
 constexpr std::int64_t kHugeWindowRows = 8;
 
@@ -261,8 +265,17 @@ std::string window_name(const ch09::Shape& s, std::int64_t first, std::int64_t c
     return name + " (batch * heads + head = " + std::to_string(bh) + " to " + std::to_string(last_bh) + ")";
 }
 
-/// One case past the 32-bit range, on a GPU with the memory (Q, K, V, O and lse, and room for a stage's
-/// own workspace: reference stage 6 keeps head_dim + 1 floats per row, stage 1 kv_len). Inputs are filled
+/// The GPU memory of the case @p h: Q, K, V, O and lse, and room for a stage's own workspace (reference
+/// stage 6 keeps head_dim + 1 floats per row, stage 1 kv_len).
+std::size_t huge_bytes(const HugeCase& h)
+{
+    const ch09::Shape s = shape_of(h.shape);
+    const auto rows = static_cast<std::size_t>(ch09::rows_total(s));
+    const std::size_t workspace = rows * static_cast<std::size_t>(std::max(s.kv_len, s.head_dim + 1)) * sizeof(float);
+    return 2 * (ch09::q_elements(s) + ch09::kv_elements(s)) * sizeof(std::uint16_t) + rows * sizeof(float) + workspace;
+}
+
+/// One case past the 32-bit range, on a GPU with the memory for it (huge_bytes). Inputs are filled
 /// on the GPU, O and lse poisoned; O and lse are compared on windows of 8 rows (huge_row_windows) with
 /// the chapter's reference and tolerances, O first. An index or offset held in an int (row * head_dim,
 /// or bh * kv_len * head_dim) is negative past 2^31 - 1: a crash (run_past_int_range says why), or
@@ -274,10 +287,6 @@ void check_huge(wb::Stage& stage, Attention attention, const HugeCase& h, bool p
     const std::string label = describe(h.shape, dtype);
     const std::size_t q_count = ch09::q_elements(s), kv_count = ch09::kv_elements(s);
     const auto rows = static_cast<std::size_t>(ch09::rows_total(s));
-    const std::size_t workspace = rows * static_cast<std::size_t>(std::max(s.kv_len, s.head_dim + 1)) * sizeof(float);
-    const wb::LargeCase large(2 * (q_count + kv_count) * sizeof(std::uint16_t) + rows * sizeof(float) + workspace,
-                              label);
-    if (!large) return;
     // K first: a head offset that wraps to -2^31 then points before every array of the case (most likely
     // at nothing mapped: a fault) rather than into another array of it.
     wb::DeviceBuffer<std::uint16_t> dk(kv_count), dv(kv_count), dq(q_count), dO(q_count);
@@ -295,7 +304,7 @@ void check_huge(wb::Stage& stage, Attention attention, const HugeCase& h, bool p
     dO.poison(), dL.poison();   // poison() synchronises the device: the fills are done before the launch
     wb::run_past_int_range(
         stage, [&](cudaStream_t st) { attention(s, dq.data(), dk.data(), dv.data(), dtype, dO.data(), dL.data(), st); },
-        label);
+        label, std::max(q_count, kv_count) > static_cast<std::size_t>(wb::kUintLimit));
 
     const std::int64_t D = s.head_dim;
     std::vector<wb::SampledWindow> o_windows, lse_windows;
@@ -338,7 +347,14 @@ void check_all(wb::Stage& stage, Attention attention, bool p_rounded)
             for (const ch08::Dtype dtype : {ch08::Dtype::f16, ch08::Dtype::bf16})
                 check_case(stage, attention, c, dtype, p_rounded, true, rng);
     }
-    for (const HugeCase& h : kHugeCases) check_huge(stage, attention, h, p_rounded);   // GPU only: LargeCase
+    // GPU only, each where the memory allows: Q and O past 2^31, then past 2^32; K and V past 2^31.
+    const HugeCase* qo[] = {&kHugeQo, &kHugerQo};
+    std::vector<wb::LargeSize> sizes;
+    for (std::int64_t i = 0; i < 2; ++i) sizes.push_back({i, huge_bytes(*qo[i]), describe(qo[i]->shape, qo[i]->dtype)});
+    wb::for_each_large_size(
+        sizes, [&](const wb::LargeSize& size) { check_huge(stage, attention, *qo[size.count], p_rounded); });
+    wb::for_each_large_size({{0, huge_bytes(kHugeKv), describe(kHugeKv.shape, kHugeKv.dtype)}},
+                            [&](const wb::LargeSize&) { check_huge(stage, attention, kHugeKv, p_rounded); });
 }
 
 /// The timed shapes: B, H, S, D = 4, 16, 2048, 128 non-causal for stages 1-5; for stage 6 (against
