@@ -147,6 +147,23 @@ void run_past_int_range(Stage& stage, const Launch& launch, const std::string& l
     }
 }
 
+std::string row_offset_wrap_cause(std::int64_t first_wrong_row, std::int64_t row_length)
+{
+    if (row_length < 1 || first_wrong_row < 1) return "";
+    for (const int bits : {32, 31}) {
+        const std::int64_t limit = std::int64_t(1) << bits;
+        const std::int64_t straddling = limit / row_length;   // its elements reach index 2^bits (or start there)
+        if (first_wrong_row != straddling && first_wrong_row != straddling + 1) continue;
+        return "every row checked before row " + std::to_string(first_wrong_row) +
+               " is right, and it is the first row that reads past element 2^" + std::to_string(bits) +
+               " of the input (row r reads elements r * " + std::to_string(row_length) + " on): the row offset row * " +
+               std::to_string(row_length) + " wraps at 2^" + std::to_string(bits) + ", computed in " +
+               (bits == 32 ? "unsigned 32-bit arithmetic (unsigned sizes or row index)" : "an int") +
+               ". Compute it in std::int64_t.";
+    }
+    return "";
+}
+
 std::vector<SumMarker> sum_markers(std::int64_t n)
 {
     std::vector<SumMarker> markers = {{0, "the first element"},

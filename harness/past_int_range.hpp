@@ -96,6 +96,13 @@ void expect_windows(Stage& stage, const std::vector<SampledWindow>& windows, con
 /// cause named is an index wrapping at 2^32 (or a buffer of the learner's own sized too small).
 void run_past_int_range(Stage& stage, const Launch& launch, const std::string& label, bool past_uint = false);
 
+/// The likely cause when output row @p first_wrong_row is the first wrong one (every earlier row checked
+/// right) and output row r reads elements [r * @p row_length, (r + 1) * @p row_length) of a large input
+/// (a GEMV's rows of A): when it is the first row that reads past input index 2^31 or 2^32 (the row that
+/// straddles that index, or the one after it), the row offset r * row_length wraps there, in an int or
+/// an unsigned int. Empty otherwise. Pure logic.
+std::string row_offset_wrap_cause(std::int64_t first_wrong_row, std::int64_t row_length);
+
 /// One marked element of a large sum: its index, and where it lies, for the learner.
 struct SumMarker {
     std::int64_t index;

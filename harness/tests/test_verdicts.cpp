@@ -393,6 +393,17 @@ TEST_CASE("the sizes of a large case run in order, and none without the memory f
     CHECK(ran.empty());
 }
 
+TEST_CASE("the first wrong row of a GEMV names the row offset that wraps", "[verdicts]")
+{
+    const std::int64_t K = 132;   // row 16268815 straddles element 2^31, row 32537631 element 2^32
+    CHECK(wb::row_offset_wrap_cause(32537631, K).find("wraps at 2^32") != std::string::npos);
+    CHECK(wb::row_offset_wrap_cause(32537632, K).find("unsigned 32-bit") != std::string::npos);
+    CHECK(wb::row_offset_wrap_cause(16268816, K).find("wraps at 2^31") != std::string::npos);
+    CHECK(wb::row_offset_wrap_cause(32537633, K).empty());
+    CHECK(wb::row_offset_wrap_cause(16268814, K).empty());
+    CHECK(wb::row_offset_wrap_cause(0, K).empty());
+}
+
 TEST_CASE("a probe's cause replaces the comparison's own", "[verdicts]")
 {
     wb::CompareReport report;

@@ -57,6 +57,11 @@ const std::vector<Shape> kHugeShapes = {{(int64_t(1) << 24) + (int64_t(1) << 20)
                                         {(int64_t(1) << 24) + 43, 131},
                                         {2053, (int64_t(1) << 20) + 16}};
 
+/// Then, where the GPU has the memory (17 GiB for A): M = 2^25 + 2^20 + 3 = 34603011 rows of K = 132,
+/// 4,567,597,452 elements (6% past 2^32): a row offset in unsigned 32-bit arithmetic (unsigned sizes)
+/// holds every element of the shapes above and wraps here, from row 32537631 (which straddles 2^32) on.
+const Shape kHugerShape = {(int64_t(1) << 25) + (int64_t(1) << 20) + 3, 132};
+
 /// The five benchmark shapes (the chapter's goal and stage 6's timed case).
 const std::vector<Shape> kBenchShapes = {{16384, 16384}, {65536, 4096}, {4096, 65536}, {1048576, 128}, {4194304, 32}};
 
@@ -93,45 +98,63 @@ void check_once(wb::Stage& stage, Launcher gemv, const std::vector<float>& A, co
                  label);
 }
 
-/// y = A x for the shapes past the int range (kHugeShapes), on a GPU with 13 GiB free (A is up to 8.8 GiB,
-/// 4 to spare): a row offset `row * K` computed in 32 bits wraps past the row that crosses element 2^31,
-/// and a grid capped at 65535 blocks of 256 rows without a grid-stride loop stops at row 16776960. A
-/// and x are filled on the GPU; y is checked on windows of rows (the first, the last, 14 between, and
-/// those around the row that crosses 2^31 and row 2^24; 64 rows, fewer where rows are long), each
-/// against the float64 CPU reference of the rows of A it needs, with the error bound of the other
-/// random-value checks.
+/// y = A x for the shape @p s past the 32-bit range: a row offset `row * K` computed in 32 bits wraps past
+/// the row that crosses element 2^31 (unsigned: 2^32), and a grid capped at 65535 blocks of 256 rows
+/// without a grid-stride loop stops at row 16776960. A and x are filled on the GPU; y is checked on
+/// windows of rows (the first, the last, 14 between, and those around the rows that cross 2^31 and 2^32
+/// and row 2^24; 64 rows, fewer where rows are long), each against the float64 CPU reference of the rows
+/// of A it needs, with the error bound of the other random-value checks.
+void check_gemv_huge_once(wb::Stage& stage, Launcher gemv, const Shape& s)
+{
+    const int64_t window_rows = std::clamp<int64_t>((int64_t(1) << 22) / s.K, 1, 64);
+    const bool past_uint = s.M * s.K > wb::kUintLimit;
+    const std::string label = wb::with_commas(s.M) + " x " + wb::with_commas(s.K) +
+                              (past_uint ? " (past the unsigned 32-bit range" : " (past the int range") +
+                              "; checked on rows sampled across it)";
+    wb::DeviceBuffer<float> A(static_cast<std::size_t>(s.M * s.K)), x(static_cast<std::size_t>(s.K)),
+        y(static_cast<std::size_t>(s.M));
+    wb::fill_uniform_device(A.data(), s.M * s.K, wb::seed() + 63, -1.f, 1.f, stage.stream());
+    wb::fill_uniform_device(x.data(), s.K, wb::seed() + 64, -1.f, 1.f, stage.stream());
+    y.poison();
+    wb::run_past_int_range(
+        stage, [&](cudaStream_t st) { gemv(A.data(), x.data(), y.data(), s.M, s.K, st); }, label, past_uint);
+    const std::vector<float> xs = wb::download_part(x.data(), 0, s.K);
+    std::vector<wb::SampledWindow> windows;
+    for (const int64_t first : wb::row_windows_past_int_range(s.M, s.K, window_rows)) {
+        wb::SampledWindow w;
+        w.first = first;
+        w.count = std::min(window_rows, s.M - first);
+        w.name = "rows " + std::to_string(w.first) + " to " + std::to_string(w.first + w.count - 1);
+        const ch06::GemvReference ref =
+            ch06::gemv_reference(wb::download_part(A.data(), w.first * s.K, w.count * s.K), xs, w.count, s.K);
+        w.report = wb::compare(ref.y, wb::download_part(y.data(), w.first, w.count), dot_tolerance(ref, s.K));
+        windows.push_back(std::move(w));
+    }
+    // y holds one element per row: where it goes wrong says more through the rows of A those read.
+    std::string cause;
+    for (const wb::SampledWindow& w : windows) {
+        if (w.report.ok) continue;
+        cause = wb::row_offset_wrap_cause(w.first + std::max<int64_t>(w.report.first_bad, 0), s.K);
+        break;
+    }
+    wb::expect_windows(stage, windows, label, cause);
+}
+
+/// The shapes past the int range on a GPU with 13 GiB free (A is up to 8.8 GiB, 4 to spare), then
+/// kHugerShape where the GPU has the memory for it.
 void check_gemv_huge(wb::Stage& stage, Launcher gemv)
 {
+    auto bytes_of = [](const Shape& s) { return static_cast<std::size_t>(s.M * s.K + s.K + s.M) * sizeof(float); };
     std::size_t most = 0;
-    for (const Shape& s : kHugeShapes)
-        most = std::max<std::size_t>(most, static_cast<std::size_t>(s.M * s.K + s.K + s.M));
-    const wb::LargeCase large(most * sizeof(float), "the shapes past the int range");
-    if (!large) return;
-    for (const Shape& s : kHugeShapes) {
-        const int64_t window_rows = std::clamp<int64_t>((int64_t(1) << 22) / s.K, 1, 64);
-        const std::string label = wb::with_commas(s.M) + " x " + wb::with_commas(s.K) +
-                                  " (past the int range; checked on rows sampled across it)";
-        wb::DeviceBuffer<float> A(static_cast<std::size_t>(s.M * s.K)), x(static_cast<std::size_t>(s.K)),
-            y(static_cast<std::size_t>(s.M));
-        wb::fill_uniform_device(A.data(), s.M * s.K, wb::seed() + 63, -1.f, 1.f, stage.stream());
-        wb::fill_uniform_device(x.data(), s.K, wb::seed() + 64, -1.f, 1.f, stage.stream());
-        y.poison();
-        wb::run_past_int_range(
-            stage, [&](cudaStream_t st) { gemv(A.data(), x.data(), y.data(), s.M, s.K, st); }, label);
-        const std::vector<float> xs = wb::download_part(x.data(), 0, s.K);
-        std::vector<wb::SampledWindow> windows;
-        for (const int64_t first : wb::row_windows_past_int_range(s.M, s.K, window_rows)) {
-            wb::SampledWindow w;
-            w.first = first;
-            w.count = std::min(window_rows, s.M - first);
-            w.name = "rows " + std::to_string(w.first) + " to " + std::to_string(w.first + w.count - 1);
-            const ch06::GemvReference ref =
-                ch06::gemv_reference(wb::download_part(A.data(), w.first * s.K, w.count * s.K), xs, w.count, s.K);
-            w.report = wb::compare(ref.y, wb::download_part(y.data(), w.first, w.count), dot_tolerance(ref, s.K));
-            windows.push_back(std::move(w));
-        }
-        wb::expect_windows(stage, windows, label);
-    }
+    for (const Shape& s : kHugeShapes) most = std::max(most, bytes_of(s));
+    const std::vector<wb::LargeSize> sizes = {{0, most, "the shapes past the int range"},
+                                              {1, bytes_of(kHugerShape),
+                                               wb::with_commas(kHugerShape.M) + " x " + wb::with_commas(kHugerShape.K) +
+                                                   " (past the unsigned 32-bit range)"}};
+    wb::for_each_large_size(sizes, [&](const wb::LargeSize& size) {
+        if (size.count == 1) return check_gemv_huge_once(stage, gemv, kHugerShape);
+        for (const Shape& s : kHugeShapes) check_gemv_huge_once(stage, gemv, s);
+    });
 }
 
 void check_gemv(wb::Stage& stage, Launcher gemv)
