@@ -46,6 +46,16 @@ void for_each_large_size(const std::vector<LargeSize>& sizes, const std::functio
     for (const LargeSize* size : runnable) check(*size);
 }
 
+namespace {
+
+/// Where an index wraps at 2^32, and what to do: said by every cause of that wrap.
+const std::string kUnsignedWrap =
+    "blockIdx.x * blockDim.x multiplies two unsigned ints, and the product wraps at 2^32 before it is stored in "
+    "a std::int64_t (convert first: static_cast<std::int64_t>(blockIdx.x) * blockDim.x); an index, an offset "
+    "or a size kept in an unsigned int or std::uint32_t wraps there too.";
+
+}   // namespace
+
 std::string sampled_output_cause(const std::vector<SampledWindow>& windows, const SampledWindow& first_wrong)
 {
     const bool nothing_anywhere = std::all_of(windows.begin(), windows.end(), [](const SampledWindow& w) {
@@ -70,19 +80,16 @@ std::string sampled_output_cause(const std::vector<SampledWindow>& windows, cons
         if (overlap > 0 && middle_seen && middle_right && past_wrong) {
             return "the first " + std::to_string(overlap) +
                    " elements and those past index 2^32 are wrong, the ones between right: the threads of the "
-                   "elements from 2^32 on computed their index modulo 2^32 and worked on the first elements again. "
-                   "blockIdx.x * blockDim.x multiplies two unsigned ints, and the product wraps at 2^32 before it is "
-                   "stored in a std::int64_t: convert first, static_cast<std::int64_t>(blockIdx.x) * blockDim.x.";
+                   "elements from 2^32 on computed their index modulo 2^32 and worked on the first elements again. " +
+                   kUnsignedWrap;
         }
         return "";
     }
     const std::int64_t first_bad = first_wrong.first + std::max<std::int64_t>(first_wrong.report.first_bad, 0);
     if (first_bad >= kUintLimit) {
         return "every element checked below index 2^32 is right and the first wrong one is at " +
-               std::to_string(first_bad) +
-               ": an index computed in unsigned 32-bit arithmetic wraps at 2^32. blockIdx.x * blockDim.x multiplies "
-               "two unsigned ints, and the product wraps before it is stored in a std::int64_t: convert first, "
-               "static_cast<std::int64_t>(blockIdx.x) * blockDim.x.";
+               std::to_string(first_bad) + ": an index computed in unsigned 32-bit arithmetic wraps at 2^32. " +
+               kUnsignedWrap;
     }
     if (first_bad >= kIntLimit) {
         return "every element checked below index 2^31 is right and the first wrong one is at " +
@@ -224,9 +231,8 @@ std::string sum_markers_cause(const std::vector<SumMarker>& markers, std::int64_
     if (std::string guard = guard_read_cause(all, got); !guard.empty()) return guard;
     if (n > kUintLimit && got == sum_with_index_mod_2_32(markers, n)) {
         return "the result is exactly what an index taken modulo 2^32 gives: no element from index 2^32 on was "
-               "read, and the first n - 2^32 elements were read a second time in their place. blockIdx.x * "
-               "blockDim.x multiplies two unsigned ints, and the product wraps at 2^32 before it is stored in a "
-               "std::int64_t: convert first, static_cast<std::int64_t>(blockIdx.x) * blockDim.x.";
+               "read, and the first n - 2^32 elements were read a second time in their place. " +
+               kUnsignedWrap;
     }
     if (!(got >= 0.0 && got <= all && got == std::floor(got))) {
         return "the result is not a sum of some of the marked elements (each holds a power of 2, every other element "

@@ -336,6 +336,8 @@ TEST_CASE("the marked elements of a large sum name what was lost", "[verdicts]")
     // n - 2^32 elements (markers 0, 1, 2) read twice.
     const double wrapped = sum_below(twelve, wb::kUintLimit) + 1 + 2 + 4;
     CHECK(wb::sum_markers_cause(twelve, large, wrapped).find("modulo 2^32") != std::string::npos);
+    // Not only the product of the built-ins: an index kept in an unsigned 32-bit variable wraps there too.
+    CHECK(wb::sum_markers_cause(twelve, large, wrapped).find("std::uint32_t") != std::string::npos);
     // A grid capped at 65535 blocks of 256 threads: everything from the second marker on lost.
     CHECK(wb::sum_markers_cause(nine, small, 1.0).find("does not reach the end") != std::string::npos);
 }
