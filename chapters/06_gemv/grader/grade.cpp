@@ -59,7 +59,8 @@ const std::vector<Shape> kHugeShapes = {{(int64_t(1) << 24) + (int64_t(1) << 20)
 
 /// Then, where the GPU has the memory (17 GiB for A): M = 2^25 + 2^20 + 3 = 34603011 rows of K = 132,
 /// 4,567,597,452 elements (6% past 2^32): a row offset in unsigned 32-bit arithmetic (unsigned sizes)
-/// holds every element of the shapes above and wraps here, from row 32537631 (which straddles 2^32) on.
+/// holds every element of the shapes above and wraps here: the rows from 32537631 (which straddles 2^32)
+/// on read elements past it.
 const Shape kHugerShape = {(int64_t(1) << 25) + (int64_t(1) << 20) + 3, 132};
 
 /// The five benchmark shapes (the chapter's goal and stage 6's timed case).
