@@ -34,16 +34,16 @@ LargeCase::~LargeCase()
     if (lock_fd_ >= 0) ::close(lock_fd_);   // closing releases the lock
 }
 
-void for_each_large_size(const std::vector<LargeSize>& sizes, const std::function<void(const LargeSize&)>& check)
+void for_each_large_size(const std::vector<LargeSize>& sizes, const std::function<void(std::size_t k)>& check)
 {
     if (sizes.empty()) return;
     const LargeCase large(sizes.front().bytes, sizes.front().label);
     if (!large) return;
-    std::vector<const LargeSize*> runnable = {&sizes.front()};
+    std::vector<std::size_t> runnable = {0};
     for (std::size_t k = 1; k < sizes.size(); ++k) {
-        if (large.fits(sizes[k].bytes, sizes[k].label)) runnable.push_back(&sizes[k]);
+        if (large.fits(sizes[k].bytes, sizes[k].label)) runnable.push_back(k);
     }
-    for (const LargeSize* size : runnable) check(*size);
+    for (const std::size_t k : runnable) check(k);
 }
 
 namespace {
@@ -154,18 +154,20 @@ void run_past_int_range(Stage& stage, const Launch& launch, const std::string& l
     }
 }
 
-std::string row_offset_wrap_cause(std::int64_t first_wrong_row, std::int64_t row_length)
+std::string row_offset_wrap_cause(std::int64_t first_wrong_row, std::int64_t row_length, const std::string& unit,
+                                  const std::string& input)
 {
     if (row_length < 1 || first_wrong_row < 1) return "";
     for (const int bits : {32, 31}) {
         const std::int64_t limit = std::int64_t(1) << bits;
         const std::int64_t straddling = limit / row_length;   // its elements reach index 2^bits (or start there)
         if (first_wrong_row != straddling && first_wrong_row != straddling + 1) continue;
-        return "every row checked before row " + std::to_string(first_wrong_row) +
-               " is right, and it is the first row that reads past element 2^" + std::to_string(bits) +
-               " of the input (row r reads elements r * " + std::to_string(row_length) + " on): the row offset row * " +
-               std::to_string(row_length) + " wraps at 2^" + std::to_string(bits) + ", computed in " +
-               (bits == 32 ? "unsigned 32-bit arithmetic (unsigned sizes or row index)" : "an int") +
+        const std::string length = std::to_string(row_length);
+        return "every " + unit + " checked before " + unit + " " + std::to_string(first_wrong_row) +
+               " is right, and it is the first " + unit + " that reads past element 2^" + std::to_string(bits) +
+               " of " + input + " (" + unit + " r reads elements r * " + length + " on): the " + unit + " offset " +
+               unit + " * " + length + " wraps at 2^" + std::to_string(bits) + ", computed in " +
+               (bits == 32 ? "unsigned 32-bit arithmetic (unsigned sizes or " + unit + " index)" : "an int") +
                ". Compute it in std::int64_t.";
     }
     return "";

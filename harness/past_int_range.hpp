@@ -47,21 +47,20 @@ private:
     bool allowed_ = false;
 };
 
-/// One size of a chapter's large case: what it counts (elements, rows, or which of the chapter's cases it
-/// is), the GPU memory it takes, and its name for the learner (its failures and its skip line).
+/// One size of a chapter's large case: the GPU memory it takes, and its name for the learner (its failures
+/// and its skip line). What the case is (its element count, its shape) stays with the chapter, in a list
+/// parallel to the sizes.
 struct LargeSize {
-    std::int64_t count = 0;
     std::size_t bytes = 0;
     std::string label;
-    std::int64_t cols = 0;   ///< a matrix's columns (count is then its rows); 0 where the chapter needs none
 };
 
-/// Runs @p check on each of @p sizes (ascending: the case past 2^31, then the one past 2^32) that this
-/// GPU has the memory for, under one LargeCase. None when the first does not fit; else the first, then each
-/// later one that fits, decided before the first runs. A skip line is printed for each size left out. The
-/// case past 2^31 runs first on every GPU with room for it, so a kernel whose index goes wrong there gets
-/// the same verdict whatever more memory the GPU has.
-void for_each_large_size(const std::vector<LargeSize>& sizes, const std::function<void(const LargeSize&)>& check);
+/// Runs @p check(k) for each size @p sizes[k] (ascending: the case past 2^31, then the one past 2^32) that
+/// this GPU has the memory for, under one LargeCase. None when the first does not fit; else the first, then
+/// each later one that fits, decided before the first runs. A skip line is printed for each size left out.
+/// The case past 2^31 runs first on every GPU with room for it, so a kernel whose index goes wrong there
+/// gets the same verdict whatever more memory the GPU has.
+void for_each_large_size(const std::vector<LargeSize>& sizes, const std::function<void(std::size_t k)>& check);
 
 /// One window of a large output, compared with its reference.
 struct SampledWindow {
@@ -100,8 +99,11 @@ void run_past_int_range(Stage& stage, const Launch& launch, const std::string& l
 /// right) and output row r reads elements [r * @p row_length, (r + 1) * @p row_length) of a large input
 /// (a GEMV's rows of A): when it is the first row that reads past input index 2^31 or 2^32 (the row that
 /// straddles that index, or the one after it), the row offset r * row_length wraps there, in an int or
-/// an unsigned int. Empty otherwise. Pure logic.
-std::string row_offset_wrap_cause(std::int64_t first_wrong_row, std::int64_t row_length);
+/// an unsigned int. Empty otherwise. @p unit names what r counts ("row"; "head" where each head of an
+/// attention reads its own part of K and V) and @p input the array read ("the input", "A", "K and V").
+/// Pure logic.
+std::string row_offset_wrap_cause(std::int64_t first_wrong_row, std::int64_t row_length,
+                                  const std::string& unit = "row", const std::string& input = "the input");
 
 /// One marked element of a large sum: its index, and where it lies, for the learner.
 struct SumMarker {

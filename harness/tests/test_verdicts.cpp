@@ -385,13 +385,13 @@ TEST_CASE("large sizes are written as the powers of two they are made of", "[ver
 TEST_CASE("the sizes of a large case run in order, and none without the memory for the first", "[verdicts]")
 {
     std::vector<std::string> ran;
-    wb::for_each_large_size({{wb::kIntLimit + 1, 9, "first"}, {wb::kUintLimit + 1, 17, "second"}},
-                            [&](const wb::LargeSize& size) { ran.push_back(size.label); });
+    const std::vector<wb::LargeSize> sizes = {{9, "first"}, {17, "second"}};
+    wb::for_each_large_size(sizes, [&](std::size_t k) { ran.push_back(sizes.at(k).label); });
     if (wb::emulated()) CHECK(ran.empty());   // the emulator never has the memory
     const std::vector<std::string> order = {"first", "second"};
     CHECK(std::equal(ran.begin(), ran.end(), order.begin()));   // a prefix: never the second alone
     ran.clear();
-    wb::for_each_large_size({}, [&](const wb::LargeSize& size) { ran.push_back(size.label); });
+    wb::for_each_large_size({}, [&](std::size_t k) { ran.push_back(std::to_string(k)); });
     CHECK(ran.empty());
 }
 
@@ -404,6 +404,17 @@ TEST_CASE("the first wrong row of a GEMV names the row offset that wraps", "[ver
     CHECK(wb::row_offset_wrap_cause(32537633, K).empty());
     CHECK(wb::row_offset_wrap_cause(16268814, K).empty());
     CHECK(wb::row_offset_wrap_cause(0, K).empty());
+}
+
+TEST_CASE("the first wrong head of an attention names the head offset into K and V that wraps", "[verdicts]")
+{
+    const std::int64_t L = 1091 * 128;   // the K elements of one head; head 30755 straddles element 2^32
+    const std::string cause = wb::row_offset_wrap_cause(30756, L, "head", "K and V");
+    CHECK(cause.find("first head that reads past element 2^32 of K and V") != std::string::npos);
+    CHECK(cause.find("head offset head * 139648 wraps at 2^32") != std::string::npos);
+    CHECK(cause.find("unsigned sizes or head index") != std::string::npos);
+    CHECK(wb::row_offset_wrap_cause(30757, L, "head", "K and V").empty());
+    CHECK(wb::row_offset_wrap_cause(296144, 14503, "row", "A").find("past element 2^32 of A") != std::string::npos);
 }
 
 TEST_CASE("a probe's cause replaces the comparison's own", "[verdicts]")

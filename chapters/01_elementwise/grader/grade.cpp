@@ -33,13 +33,16 @@ constexpr int64_t kHugeElements = (int64_t(1) << 31) + (int64_t(1) << 20) + 5;
 /// blockIdx.x * blockDim.x (a product of two unsigned ints) wraps too.
 constexpr int64_t kHugerElements = (int64_t(1) << 32) + (int64_t(1) << 20) + 5;
 
-/// The sizes of the large case, for 3 arrays of @p element_bytes each: kHugeElements, then kHugerElements
-/// where the GPU has the memory (wb::for_each_large_size).
+/// The element counts of the large case: past 2^31, then past 2^32 where the GPU has the memory.
+const int64_t kHugeCounts[] = {kHugeElements, kHugerElements};
+
+/// The sizes of the large case, for 3 arrays of @p element_bytes each, in the order of kHugeCounts
+/// (wb::for_each_large_size).
 std::vector<wb::LargeSize> huge_sizes(std::size_t element_bytes)
 {
     std::vector<wb::LargeSize> sizes;
-    for (const int64_t n : {kHugeElements, kHugerElements}) {
-        sizes.push_back({n, 3 * static_cast<std::size_t>(n) * element_bytes,
+    for (const int64_t n : kHugeCounts) {
+        sizes.push_back({3 * static_cast<std::size_t>(n) * element_bytes,
                          "n = " + wb::as_powers_of_two(n) +
                              (n > wb::kUintLimit ? " (past the unsigned 32-bit range; checked on a sample)"
                                                  : " (past the int range; checked on a sample)")});
@@ -121,9 +124,10 @@ void check_add_once(wb::Stage& stage, AddLauncher add, const std::vector<float>&
 /// where 52 GiB are free: filled on the GPU, checked on windows.
 void check_add_huge(wb::Stage& stage, AddLauncher add)
 {
-    wb::for_each_large_size(huge_sizes(sizeof(float)), [&](const wb::LargeSize& size) {
-        const int64_t n = size.count;
-        const std::string& label = size.label;
+    const std::vector<wb::LargeSize> sizes = huge_sizes(sizeof(float));
+    wb::for_each_large_size(sizes, [&](std::size_t k) {
+        const int64_t n = kHugeCounts[k];
+        const std::string& label = sizes[k].label;
         wb::DeviceBuffer<float> a(n), b(n), c(n);
         wb::fill_uniform_device(a.data(), n, wb::seed() + 13, -100.f, 100.f, stage.stream());
         wb::fill_uniform_device(b.data(), n, wb::seed() + 14, -100.f, 100.f, stage.stream());
@@ -216,9 +220,9 @@ void check_add_act_huge(wb::Stage& stage, ActLauncher<T> f)
     const Activation act = Activation::relu;
     std::vector<wb::LargeSize> sizes = huge_sizes(sizeof(T));
     for (wb::LargeSize& size : sizes) size.label += ", relu";
-    wb::for_each_large_size(sizes, [&](const wb::LargeSize& size) {
-        const int64_t n = size.count;
-        const std::string& label = size.label;
+    wb::for_each_large_size(sizes, [&](std::size_t k) {
+        const int64_t n = kHugeCounts[k];
+        const std::string& label = sizes[k].label;
         wb::DeviceBuffer<T> a(n), b(n), y(n);
         wb::fill_uniform_device(a.data(), n, wb::seed() + 23, -5.f, 5.f, stage.stream());
         wb::fill_uniform_device(b.data(), n, wb::seed() + 24, -5.f, 5.f, stage.stream());

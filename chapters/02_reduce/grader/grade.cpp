@@ -429,13 +429,13 @@ void check_huge(
     wb::Stage& stage, int arrays,
     const std::function<void(const float* x, const float* y, float* out, int64_t n, float* w, cudaStream_t s)>& launch)
 {
+    const int64_t counts[] = {kHugeElements, kHugerElements};
     std::vector<wb::LargeSize> sizes;
-    for (const int64_t n : {kHugeElements, kHugerElements}) {
-        sizes.push_back({n, arrays * static_cast<std::size_t>(n) * sizeof(float),
+    for (const int64_t n : counts) {
+        sizes.push_back({arrays * static_cast<std::size_t>(n) * sizeof(float),
                          wb::sum_markers_label(n, wb::sum_markers(n).size(), arrays > 1)});
     }
-    wb::for_each_large_size(sizes,
-                            [&](const wb::LargeSize& size) { check_huge_once(stage, arrays, size.count, launch); });
+    wb::for_each_large_size(sizes, [&](std::size_t k) { check_huge_once(stage, arrays, counts[k], launch); });
 }
 
 void check_sum(wb::Stage& stage, SumLauncher sum)

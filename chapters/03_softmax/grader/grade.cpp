@@ -243,11 +243,12 @@ void check_huge(wb::Stage& stage, Launcher<T> launch, Kind kind)
                (rows == kHugerRows ? " (past the unsigned 32-bit range; checked on rows sampled across it)"
                                    : " (past the int range; checked on rows sampled across it)");
     };
+    const int64_t row_counts[] = {kHugeRows, kHugerRows};
     std::vector<wb::LargeSize> sizes;
-    for (const int64_t rows : {kHugeRows, kHugerRows})
-        sizes.push_back({rows, 2 * static_cast<std::size_t>(rows * cols) * sizeof(T), label_for(rows)});
+    for (const int64_t rows : row_counts)
+        sizes.push_back({2 * static_cast<std::size_t>(rows * cols) * sizeof(T), label_for(rows)});
     wb::for_each_large_size(
-        sizes, [&](const wb::LargeSize& size) { check_huge_once<T>(stage, launch, kind, size.count, size.label); });
+        sizes, [&](std::size_t k) { check_huge_once<T>(stage, launch, kind, row_counts[k], sizes[k].label); });
 }
 
 /// Every row length up to @p max_cols, then many rows of a short length (odd and even row counts), then

@@ -420,10 +420,11 @@ void check_huge(wb::Stage& stage, Launcher<T> launch)
         return (2 * static_cast<std::size_t>(rows * cols) + 2 * static_cast<std::size_t>(cols)) * sizeof(T) +
                2 * static_cast<std::size_t>(rows) * sizeof(float);
     };
+    const int64_t row_counts[] = {kHugeRows, kHugerRows};
     std::vector<wb::LargeSize> sizes;
-    for (const int64_t rows : {kHugeRows, kHugerRows}) sizes.push_back({rows, bytes_for(rows), label_for(rows)});
-    wb::for_each_large_size(
-        sizes, [&](const wb::LargeSize& size) { check_huge_once<T>(stage, launch, size.count, size.label); });
+    for (const int64_t rows : row_counts) sizes.push_back({bytes_for(rows), label_for(rows)});
+    wb::for_each_large_size(sizes,
+                            [&](std::size_t k) { check_huge_once<T>(stage, launch, row_counts[k], sizes[k].label); });
 }
 
 /// Every row length up to @p max_cols, many short rows, more rows than gridDim.y holds, the special

@@ -174,14 +174,13 @@ void check_transpose_huge(wb::Stage& stage, Launcher transpose)
     std::vector<wb::LargeSize> sizes;
     for (const auto& [rows, cols] : kHugeShapes) {
         const int64_t n = rows * cols;
-        sizes.push_back({rows, 2 * static_cast<std::size_t>(n) * sizeof(float),
+        sizes.push_back({2 * static_cast<std::size_t>(n) * sizeof(float),
                          shape_label(rows, cols) + (rows % 2 == 1 && cols % 2 == 1 ? ", both sides odd" : "") +
                              (n > wb::kUintLimit ? " (past the unsigned 32-bit range" : " (past the int range") +
-                             "; checked on output rows sampled across it)",
-                         cols});
+                             "; checked on output rows sampled across it)"});
     }
-    wb::for_each_large_size(sizes, [&](const wb::LargeSize& size) {
-        check_transpose_huge_once(stage, transpose, size.count, size.cols, size.label);
+    wb::for_each_large_size(sizes, [&](std::size_t k) {
+        check_transpose_huge_once(stage, transpose, kHugeShapes[k].first, kHugeShapes[k].second, sizes[k].label);
     });
 }
 

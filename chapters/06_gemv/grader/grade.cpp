@@ -148,12 +148,12 @@ void check_gemv_huge(wb::Stage& stage, Launcher gemv)
     auto bytes_of = [](const Shape& s) { return static_cast<std::size_t>(s.M * s.K + s.K + s.M) * sizeof(float); };
     std::size_t most = 0;
     for (const Shape& s : kHugeShapes) most = std::max(most, bytes_of(s));
-    const std::vector<wb::LargeSize> sizes = {{0, most, "the shapes past the int range"},
-                                              {1, bytes_of(kHugerShape),
-                                               wb::with_commas(kHugerShape.M) + " x " + wb::with_commas(kHugerShape.K) +
-                                                   " (past the unsigned 32-bit range)"}};
-    wb::for_each_large_size(sizes, [&](const wb::LargeSize& size) {
-        if (size.count == 1) return check_gemv_huge_once(stage, gemv, kHugerShape);
+    const std::vector<wb::LargeSize> sizes = {
+        {most, "the shapes past the int range"},
+        {bytes_of(kHugerShape), wb::with_commas(kHugerShape.M) + " x " + wb::with_commas(kHugerShape.K) +
+                                    " (past the unsigned 32-bit range)"}};
+    wb::for_each_large_size(sizes, [&](std::size_t k) {
+        if (k == 1) return check_gemv_huge_once(stage, gemv, kHugerShape);
         for (const Shape& s : kHugeShapes) check_gemv_huge_once(stage, gemv, s);
     });
 }

@@ -179,16 +179,30 @@ void check_large(wb::Stage& stage, Sgemm sgemm)
 ///   shapes use, through the large operand; the scalar ones are covered by the case above.
 /// - C of 46001 x 50012 (K = 12), with beta != 0 so that C is read past 2^31 too: element 2^31 lies in
 ///   row 42939. Aligned as well: the float4 epilogue of stages 6 to 9.
-/// - Then, where the GPU has the memory for it (16.2 GiB), C of 66001 x 66012, 1.4% past 2^32 elements
-///   (element 2^32 lies in row 65063): an offset into C computed in unsigned 32-bit arithmetic (unsigned
-///   row and col, row * N + col) holds every element of the cases above and wraps here.
+/// Then, after each of these came out right and where the GPU has the memory for it (16.2 GiB each), the
+/// same operand past 2^32 elements, where an offset computed in unsigned 32-bit arithmetic (unsigned sizes
+/// or indices: "an offset is never negative") wraps, though it held every element of the cases above:
+/// - A of 300007 x 14503, 1.3% past 2^32: element 2^32 lies in row 296143, and row * K wraps from row
+///   296144 on (those rows of C then read rows at the start of A). Odd K and N again: the scalar paths.
+/// - B of 14500 x 300004, 1.3% past 2^32: element 2^32 lies in row 14316 (at column 110032); every output
+///   reads the rows past it, so an offset k * N + col that wraps makes every column of C wrong.
+/// - C of 66001 x 66012, 1.4% past 2^32 (element 2^32 lies in row 65063): row * N + col wraps there.
 const Case kPastIntA = {300007, 13, 7701, 1.25f, 0.0f};
 const Case kPastIntB = {7, 300004, 7604, -0.75f, 0.0f};
 const Case kPastIntC = {46001, 50012, 12, 1.5f, -0.5f};
+const Case kPastUintA = {300007, 13, 14503, 1.25f, 0.0f};
+const Case kPastUintB = {7, 300004, 14500, -0.75f, 0.0f};
 const Case kPastUintC = {66001, 66012, 12, 1.5f, -0.5f};
 
 /// The operand of a case past the int range that holds more than 2^31 elements.
 enum class Huge { A, B, C };
+
+/// The elements of the operand @p huge of the case @p c.
+std::int64_t huge_elements(const Case& c, Huge huge)
+{
+    const std::int64_t M = c.M, N = c.N, K = c.K;
+    return huge == Huge::A ? M * K : (huge == Huge::B ? K * N : M * N);
+}
 
 /// A block of C checked on its own.
 using Block = wb::MatrixBlock;
@@ -196,8 +210,8 @@ using Block = wb::MatrixBlock;
 /// Where the blocks of C checked for @p huge lie, and their names. Rows of C for a large A (their rows of A
 /// cross 2^31 at row 2^31 / K) or a large C (at row 2^31 / N): the first and last rows, 14 spread between
 /// and those around the crossing (wb::row_windows_past_int_range). Columns of C for a large B, every
-/// output of which reads all of B: the first, the last, 14 between, and the columns around the one where
-/// k * N + col crosses 2^31.
+/// output of which reads all of B: the first, the last, 14 between, and the columns around the ones where
+/// k * N + col crosses 2^31 and (for a B past 2^32) 2^32.
 std::vector<std::pair<Block, std::string>> past_int_blocks(const Case& c, Huge huge)
 {
     const std::int64_t M = c.M, N = c.N, K = c.K;
@@ -205,16 +219,21 @@ std::vector<std::pair<Block, std::string>> past_int_blocks(const Case& c, Huge h
     if (huge == Huge::B) {
         constexpr std::int64_t kWidth = 64;
         std::vector<std::int64_t> starts = wb::spread_windows(N, kWidth, 16);
-        const std::int64_t crossing_row = wb::kIntLimit / N, crossing_col = wb::kIntLimit % N;
-        starts.push_back(std::clamp<std::int64_t>(crossing_col - kWidth / 2, 0, std::max<std::int64_t>(N - kWidth, 0)));
+        const std::int64_t limit = K * N > wb::kUintLimit ? wb::kUintLimit : wb::kIntLimit;
+        for (const std::int64_t crossing : {wb::kIntLimit, limit}) {
+            const std::int64_t crossing_col = crossing % N;
+            starts.push_back(
+                std::clamp<std::int64_t>(crossing_col - kWidth / 2, 0, std::max<std::int64_t>(N - kWidth, 0)));
+        }
+        const std::int64_t crossing_row = limit / N;
+        const std::string past = limit == wb::kUintLimit ? "2^32" : "2^31";
         std::sort(starts.begin(), starts.end());
         starts.erase(std::unique(starts.begin(), starts.end()), starts.end());
         for (const std::int64_t col : starts) {
             const Block b{0, M, col, std::min(kWidth, N - col)};
             blocks.emplace_back(b, "columns " + std::to_string(col) + " to " + std::to_string(col + b.cols - 1) +
-                                       " (each output reads all " + std::to_string(K) +
-                                       " rows of B, past element 2^31 from row " + std::to_string(crossing_row) +
-                                       " on)");
+                                       " (each output reads all " + std::to_string(K) + " rows of B, past element " +
+                                       past + " from row " + std::to_string(crossing_row) + " on)");
         }
         return blocks;
     }
@@ -237,15 +256,40 @@ std::vector<std::pair<Block, std::string>> past_int_blocks(const Case& c, Huge h
 /// The name of the case @p c whose operand @p huge is past the int range, for its failures and skip line.
 std::string past_int_label(const Case& c, Huge huge)
 {
-    const std::int64_t M = c.M, N = c.N, K = c.K;
-    const std::int64_t huge_elements = huge == Huge::A ? M * K : (huge == Huge::B ? K * N : M * N);
+    const std::int64_t elements = huge_elements(c, huge);
     return describe(c) + ": " +
            (huge == Huge::A   ? "A"
             : huge == Huge::B ? "B"
                               : "C") +
-           " holds " + std::to_string(huge_elements) + " elements (past the " +
-           (huge_elements > wb::kUintLimit ? "unsigned 32-bit" : "int") + " range; checked on " +
+           " holds " + std::to_string(elements) + " elements (past the " +
+           (elements > wb::kUintLimit ? "unsigned 32-bit" : "int") + " range; checked on " +
            (huge == Huge::B ? "columns" : "rows") + " sampled across it)";
+}
+
+/// What the first wrong block of a case past the 32-bit range says about the offsets into the large input,
+/// where the place of the block in C alone would mislead (wb::sampled_output_cause reads it as a place in
+/// C). Rows of C for a large A: the row offset into A (wb::row_offset_wrap_cause). The very first block of
+/// a large B: every output reads all of B, so an offset into B that wraps makes every column wrong. Empty
+/// otherwise.
+std::string input_wrap_cause(const Case& c, Huge huge, const std::vector<wb::SampledWindow>& windows)
+{
+    const auto wrong =
+        std::find_if(windows.begin(), windows.end(), [](const wb::SampledWindow& w) { return !w.report.ok; });
+    if (wrong == windows.end()) return "";
+    if (huge == Huge::A) {
+        const std::int64_t row = (wrong->first + std::max<std::int64_t>(wrong->report.first_bad, 0)) / c.N;
+        return wb::row_offset_wrap_cause(row, c.K, "row", "A");
+    }
+    if (huge != Huge::B || wrong != windows.begin()) return "";
+    const bool past_uint = huge_elements(c, huge) > wb::kUintLimit;
+    const std::int64_t limit = past_uint ? wb::kUintLimit : wb::kIntLimit;
+    return "every output reads all " + std::to_string(c.K) + " rows of B, and B passes element 2^" +
+           (past_uint ? "32" : "31") + " in its row " + std::to_string(limit / c.N) +
+           (past_uint ? " (the case past 2^31 came out right)" : "") + ": an offset into B (k * N + col) kept in " +
+           (past_uint ? "unsigned 32-bit arithmetic (an unsigned int or std::uint32_t)" : "an int") + " wraps at 2^" +
+           (past_uint ? "32" : "31") +
+           ", and every output then sums rows read from elsewhere in B. Compute it in std::int64_t, or count it "
+           "from a 64-bit pointer to the current K tile.";
 }
 
 /// The GPU memory of the case @p c: A, B and C.
@@ -276,7 +320,7 @@ void check_past_int_case(wb::Stage& stage, Sgemm sgemm, const Case& c, Huge huge
     }
     wb::run_past_int_range(
         stage, [&](cudaStream_t st) { sgemm(c.M, c.N, c.K, c.alpha, A.data(), B.data(), c.beta, C.data(), st); }, label,
-        mn > wb::kUintLimit);
+        huge_elements(c, huge) > wb::kUintLimit);
 
     std::vector<float> all_of_a, all_of_b;   // the operand every block reads whole, downloaded once
     std::vector<wb::SampledWindow> windows;
@@ -299,25 +343,27 @@ void check_past_int_case(wb::Stage& stage, Sgemm sgemm, const Case& c, Huge huge
         w.report = wb::compare(ref.c, got, tolerance, wb::Layout::matrix(b.rows, b.cols));
         windows.push_back(std::move(w));
     }
-    wb::expect_windows(stage, windows, label);
+    wb::expect_windows(stage, windows, label, input_wrap_cause(c, huge, windows));
 }
 
-/// The cases past the int range, after every smaller shape, each where the GPU has the memory: a large A,
-/// a large B, a large C, then a C past 2^32 (wb::for_each_large_size: only after the C past 2^31).
+/// The cases @p cases whose operand @p huge is past the int range and then past 2^32, each where the GPU
+/// has the memory (wb::for_each_large_size: the second only after the first).
+void check_past_int_operand(wb::Stage& stage, Sgemm sgemm, Huge huge, const std::vector<Case>& cases,
+                            std::uint64_t salt)
+{
+    std::vector<wb::LargeSize> sizes;
+    for (const Case& c : cases) sizes.push_back({past_int_bytes(c), past_int_label(c, huge)});
+    wb::for_each_large_size(sizes,
+                            [&](std::size_t k) { check_past_int_case(stage, sgemm, cases[k], huge, salt + 40 * k); });
+}
+
+/// The cases past the 32-bit range, after every smaller shape: a large A, a large B, a large C, each past
+/// 2^31 and then past 2^32.
 void check_past_int_range(wb::Stage& stage, Sgemm sgemm)
 {
-    wb::for_each_large_size({{0, past_int_bytes(kPastIntA), past_int_label(kPastIntA, Huge::A)}},
-                            [&](const wb::LargeSize&) { check_past_int_case(stage, sgemm, kPastIntA, Huge::A, 301); });
-    wb::for_each_large_size({{0, past_int_bytes(kPastIntB), past_int_label(kPastIntB, Huge::B)}},
-                            [&](const wb::LargeSize&) { check_past_int_case(stage, sgemm, kPastIntB, Huge::B, 311); });
-    const Case past_c[] = {kPastIntC, kPastUintC};
-    std::vector<wb::LargeSize> sizes;
-    for (std::int64_t i = 0; i < 2; ++i)
-        sizes.push_back({i, past_int_bytes(past_c[i]), past_int_label(past_c[i], Huge::C)});
-    wb::for_each_large_size(sizes, [&](const wb::LargeSize& size) {
-        check_past_int_case(stage, sgemm, past_c[size.count], Huge::C,
-                            321 + 10 * static_cast<std::uint64_t>(size.count));
-    });
+    check_past_int_operand(stage, sgemm, Huge::A, {kPastIntA, kPastUintA}, 301);
+    check_past_int_operand(stage, sgemm, Huge::B, {kPastIntB, kPastUintB}, 311);
+    check_past_int_operand(stage, sgemm, Huge::C, {kPastIntC, kPastUintC}, 321);
 }
 
 void check_all(wb::Stage& stage, Sgemm sgemm)

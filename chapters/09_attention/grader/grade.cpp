@@ -189,7 +189,10 @@ struct HugeCase {
 /// 2,289,668,608 elements each (2^31 x 1.07), 3 causal queries per head (a decode step with its causal
 /// tail). Neither size is a multiple of a tile or of 32; batch * heads stays below 65535 (a grid's y).
 /// Then, where the GPU has the memory (34.3 GiB with a stage's workspace), Q and O of head_dim 128 in bf16:
-/// 4,563,367,936 elements each (2^32 x 1.06), where an offset kept in unsigned 32 bits wraps too.
+/// 4,563,367,936 elements each (2^32 x 1.06), where an offset kept in unsigned 32 bits wraps too. And after
+/// the K and V case, where the GPU has the memory (17.5 GiB), K and V of 4 x 8198 heads of 1091 x 128 in
+/// fp16: 4,579,337,216 elements each (2^32 x 1.07); head 30755 (batch 3, head 6161) straddles element 2^32,
+/// so a head offset bh * kv_len * head_dim kept in unsigned 32 bits wraps from there on.
 const HugeCase kHugeQo = {{4, 68, 131071, 17, 64, false, 0.0f, 0, false,
                            "Q and O hold 2,281,683,968 elements: past the int range, checked on windows of 8 rows"},
                           ch08::Dtype::f16};
@@ -200,19 +203,24 @@ const HugeCase kHugerQo = {{4, 68, 131071, 17, 128, false, 0.0f, 0, false,
 const HugeCase kHugeKv = {{4, 4099, 3, 1091, 128, true, 0.0f, 0, false,
                            "K and V hold 2,289,668,608 elements: past the int range, checked on windows of 8 rows"},
                           ch08::Dtype::bf16};
+const HugeCase kHugerKv = {{4, 8198, 3, 1091, 128, true, 0.0f, 0, false,
+                            "K and V hold 4,579,337,216 elements: past the unsigned 32-bit range, checked on "
+                            "windows of 8 rows"},
+                           ch08::Dtype::f16};
 
 constexpr std::int64_t kHugeWindowRows = 8;
 
 /// The first rows of the windows of a problem past the int range: row_windows_past_int_range (the first
 /// and last rows, 14 windows between, the rows whose O elements cross index 2^31, row 2^24) and the rows
-/// of the heads around the one whose K and V elements cross index 2^31 (a per-head offset in 32 bits
-/// goes wrong from there on).
+/// of the heads around those whose K and V elements cross index 2^31 and 2^32 (a per-head offset in an int
+/// or an unsigned int goes wrong from there on).
 std::vector<std::int64_t> huge_row_windows(const ch09::Shape& s)
 {
     const std::int64_t rows = ch09::rows_total(s), width = kHugeWindowRows;
     std::vector<std::int64_t> starts = wb::row_windows_past_int_range(rows, s.head_dim, width);
-    const std::int64_t head = wb::kIntLimit / (static_cast<std::int64_t>(s.kv_len) * s.head_dim);
-    if (head < ch09::heads_total(s)) {
+    for (const std::int64_t limit : {wb::kIntLimit, wb::kUintLimit}) {
+        const std::int64_t head = limit / (static_cast<std::int64_t>(s.kv_len) * s.head_dim);
+        if (head >= ch09::heads_total(s)) continue;
         for (std::int64_t row : {head * s.q_len - width / 2, (head + 1) * s.q_len})
             starts.push_back(std::clamp<std::int64_t>(row, 0, std::max<std::int64_t>(rows - width, 0)));
     }
@@ -275,6 +283,21 @@ std::size_t huge_bytes(const HugeCase& h)
     return 2 * (ch09::q_elements(s) + ch09::kv_elements(s)) * sizeof(std::uint16_t) + rows * sizeof(float) + workspace;
 }
 
+/// Where K and V pass 2^31 elements, what the first wrong one of @p windows (of O, or of lse: @p per_row
+/// elements per row) says: when its first wrong row belongs to the first head that reads past element 2^31
+/// or 2^32 of K and V, the head offset bh * kv_len * head_dim wraps there (wb::row_offset_wrap_cause).
+/// wb::sampled_output_cause would read the place in O as "a grid that stops short". Empty otherwise.
+std::string head_offset_cause(const ch09::Shape& s, const std::vector<wb::SampledWindow>& windows, std::int64_t per_row)
+{
+    if (ch09::kv_elements(s) <= static_cast<std::size_t>(wb::kIntLimit)) return "";
+    const auto wrong =
+        std::find_if(windows.begin(), windows.end(), [](const wb::SampledWindow& w) { return !w.report.ok; });
+    if (wrong == windows.end()) return "";
+    const std::int64_t row = (wrong->first + std::max<std::int64_t>(wrong->report.first_bad, 0)) / per_row;
+    return wb::row_offset_wrap_cause(row / s.q_len, static_cast<std::int64_t>(s.kv_len) * s.head_dim, "head",
+                                     "K and V");
+}
+
 /// One case past the 32-bit range, on a GPU with the memory for it (huge_bytes). Inputs are filled
 /// on the GPU, O and lse poisoned; O and lse are compared on windows of 8 rows (huge_row_windows) with
 /// the chapter's reference and tolerances, O first. An index or offset held in an int (row * head_dim,
@@ -332,8 +355,9 @@ void check_huge(wb::Stage& stage, Attention attention, const HugeCase& h, bool p
                                wb::Layout::vector(), wb::Operation::exponential(true));
         lse_windows.push_back(std::move(l));
     }
-    wb::expect_windows(stage, o_windows, "O, " + label);
-    wb::expect_windows(stage, lse_windows, "lse, " + label);
+    const std::string o_cause = head_offset_cause(s, o_windows, D), lse_cause = head_offset_cause(s, lse_windows, 1);
+    wb::expect_windows(stage, o_windows, "O, " + label, o_cause);
+    wb::expect_windows(stage, lse_windows, "lse, " + label, lse_cause);
 }
 
 void check_all(wb::Stage& stage, Attention attention, bool p_rounded)
@@ -347,14 +371,13 @@ void check_all(wb::Stage& stage, Attention attention, bool p_rounded)
             for (const ch08::Dtype dtype : {ch08::Dtype::f16, ch08::Dtype::bf16})
                 check_case(stage, attention, c, dtype, p_rounded, true, rng);
     }
-    // GPU only, each where the memory allows: Q and O past 2^31, then past 2^32; K and V past 2^31.
-    const HugeCase* qo[] = {&kHugeQo, &kHugerQo};
-    std::vector<wb::LargeSize> sizes;
-    for (std::int64_t i = 0; i < 2; ++i) sizes.push_back({i, huge_bytes(*qo[i]), describe(qo[i]->shape, qo[i]->dtype)});
-    wb::for_each_large_size(
-        sizes, [&](const wb::LargeSize& size) { check_huge(stage, attention, *qo[size.count], p_rounded); });
-    wb::for_each_large_size({{0, huge_bytes(kHugeKv), describe(kHugeKv.shape, kHugeKv.dtype)}},
-                            [&](const wb::LargeSize&) { check_huge(stage, attention, kHugeKv, p_rounded); });
+    // GPU only, each where the memory allows: Q and O past 2^31, then past 2^32; K and V the same.
+    for (const std::vector<const HugeCase*>& pair :
+         {std::vector<const HugeCase*>{&kHugeQo, &kHugerQo}, std::vector<const HugeCase*>{&kHugeKv, &kHugerKv}}) {
+        std::vector<wb::LargeSize> sizes;
+        for (const HugeCase* h : pair) sizes.push_back({huge_bytes(*h), describe(h->shape, h->dtype)});
+        wb::for_each_large_size(sizes, [&](std::size_t k) { check_huge(stage, attention, *pair[k], p_rounded); });
+    }
 }
 
 /// The timed shapes: B, H, S, D = 4, 16, 2048, 128 non-causal for stages 1-5; for stage 6 (against

@@ -247,12 +247,13 @@ void check_huge(wb::Stage& stage, bool dot,
                 const std::function<void(const float*, const float*, float*, int64_t, cudaStream_t)>& launch)
 {
     const std::size_t arrays = dot ? 2 : 1;
+    const int64_t counts[] = {kHugeElements, kHugerElements};
     std::vector<wb::LargeSize> sizes;
-    for (const int64_t n : {kHugeElements, kHugerElements}) {
-        sizes.push_back({n, arrays * static_cast<std::size_t>(n) * sizeof(float),
+    for (const int64_t n : counts) {
+        sizes.push_back({arrays * static_cast<std::size_t>(n) * sizeof(float),
                          wb::sum_markers_label(n, wb::sum_markers(n).size(), dot)});
     }
-    wb::for_each_large_size(sizes, [&](const wb::LargeSize& size) { check_huge_once(stage, dot, size.count, launch); });
+    wb::for_each_large_size(sizes, [&](std::size_t k) { check_huge_once(stage, dot, counts[k], launch); });
 }
 
 void check_sum(wb::Stage& stage, SumLauncher sum)
