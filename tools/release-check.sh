@@ -23,6 +23,8 @@
 #              shape timed against the library; the result file and its table are copied to $OUT
 #   tensorcheck  the tensor-core primitives (chapters/common/tensor_core.cuh) on this GPU against the
 #              fragment layouts of the PTX ISA that the emulator's tests use (emu/tests/gpu/)
+# SELFCHECK_SUITES (default harness,solutions,skeletons,catalog) and SELFCHECK_MATCH (a regular expression
+# on catalog entry names) narrow the selfcheck step, e.g. to the solutions and the entries a change concerns.
 # CHAPTERS="1 2" limits every step to those chapters (default: every chapter), e.g. a quick check of
 # the chapters a change touched:  CHAPTERS="1 2" tools/release-check.sh build selfcheck bench
 # Repetitions split over several runs (each keeps $OUT/selfcheck.json) are judged together with
@@ -73,7 +75,8 @@ step_selfcheck() {
   local chapter_args=()
   [ "$all_chapters" = 0 ] && chapter_args=(--chapters "${chapters[@]}")
   python3 tools/selfcheck.py --build build --repeat "${SELFCHECK_REPEAT:-3}" --deadline "${SELFCHECK_DEADLINE:-300}" \
-    "${chapter_args[@]}" --output "$out/selfcheck.txt" --json "$out/selfcheck.json" > "$out/selfcheck.log" 2>&1
+    "${chapter_args[@]}" --suites "${SELFCHECK_SUITES:-harness,solutions,skeletons,catalog}" \
+    --match "${SELFCHECK_MATCH:-}" --output "$out/selfcheck.txt" --json "$out/selfcheck.json" > "$out/selfcheck.log" 2>&1
   local code=$?
   [ "$code" = 0 ] || failed=1
   echo "selfcheck exit status: $code  ($(( $(date +%s) - start )) s)"
