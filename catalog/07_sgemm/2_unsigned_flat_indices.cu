@@ -1,17 +1,19 @@
 // Catalog, chapter 7, stage 2: every index an unsigned int, as blockIdx and threadIdx are.
-// expect: wrong "two unsigned ints"
-// emulated: skip "the emulated shapes stay far below 2^31 elements, the GPU grader adds a C past 2^32"
+// expect: wrong "32 of A (row r reads"
+// emulated: skip "the emulated shapes stay far below 2^31 elements, the GPU grader adds operands past 2^32"
 //
 // The reference stage 2 with `unsigned row, col` and the sizes copied into unsigned ints, so that every
 // comparison and product is unsigned: "an index is never negative, and unsigned arithmetic reaches
 // 4.29 billion, twice what int reaches". That is true, and it is why this kernel passes every case past
 // the int range: A of 300007 x 7701, B of 7604 x 300004 and C of 46001 x 50012 all hold fewer than 2^32
-// elements. The case with C of 66001 x 66012 (4.36e9 elements, 16.2 GiB, about 20 GiB free needed)
-// passes 2^32 from row 65063 on: there row * N + col wraps, those threads read and write the first 62
-// million elements of C a second time (beta != 0, so each adds beta * C to another's result) and their
-// own rows keep the values C held before. The grader must name the unsigned wrap at 2^32 (the first
-// elements and those past 2^32 wrong, the ones between right). On a GPU without the memory the case is
-// skipped and this entry passes.
+// elements. The grader then takes each operand past 2^32 (about 20 GiB free needed), A first: A of
+// 300007 x 14503 holds 4,351,001,521 elements, and row * depth wraps from row 296144 on (296144 * 14503
+// = 4,294,976,432, 9136 past 2^32), so those rows of C are computed from rows at the start of A. The
+// grader must name row 296144 as the first row of C that reads past element 2^32 of A (the expect line
+// quotes that message from after its '^', which a phrase may not hold). The same kernel would go wrong
+// on B past 2^32 (k * cols) and C past 2^32 (row * cols + col) too; 8_unsigned_c_row_offset keeps the
+// unsigned product in C's offset alone. On a GPU without the memory the case is skipped and this entry
+// passes.
 #include "07_sgemm/stages.cuh"
 #include "common/primitives.cuh"
 
