@@ -40,6 +40,7 @@ if [ ${#chapters[@]} -eq 0 ]; then
   for dir in chapters/[0-9][0-9]_*/; do chapters+=("$((10#$(basename "$dir" | cut -c1-2)))"); done
 fi
 all_chapters=$([ -z "${CHAPTERS:-}" ] && echo 1 || echo 0)
+suites="${SELFCHECK_SUITES:-harness,solutions,skeletons,catalog}"
 want() { [[ " $steps " == *" $1 "* ]]; }
 for step in $steps; do
   case $step in build|selfcheck|bench|sanitize|checktime|profile|tune|tensorcheck) ;; *) echo "unknown step '$step': use build, selfcheck, bench, sanitize, checktime, profile, tune or tensorcheck"; exit 2 ;; esac
@@ -61,6 +62,12 @@ step_build() {
     targets=(--target workbook_cpu_tests)
     for c in "${chapters[@]}"; do
       for t in $(ninja -C build -t targets all 2>/dev/null | grep -oE "^$(prefix "$c")_(grade_solutions|grade_exercises|grade_guided|grade_blank|catalog_[A-Za-z0-9_]+)(:| )" | tr -d ': ' | sort -u); do
+        # only what the selfcheck step will run (SELFCHECK_SUITES, SELFCHECK_MATCH)
+        case $t in
+          *_grade_exercises|*_grade_guided|*_grade_blank) [[ ",$suites," == *",skeletons,"* ]] || continue ;;
+          *_catalog_*) [[ ",$suites," == *",catalog,"* ]] || continue
+                       [[ -z "${SELFCHECK_MATCH:-}" ]] || python3 -c 'import re,sys; sys.exit(not re.search(sys.argv[1], sys.argv[2]))' "$SELFCHECK_MATCH" "${t#*_catalog_}" || continue ;;
+        esac
         targets+=(--target "$t")
       done
     done
@@ -75,7 +82,7 @@ step_selfcheck() {
   local chapter_args=()
   [ "$all_chapters" = 0 ] && chapter_args=(--chapters "${chapters[@]}")
   python3 tools/selfcheck.py --build build --repeat "${SELFCHECK_REPEAT:-3}" --deadline "${SELFCHECK_DEADLINE:-300}" \
-    "${chapter_args[@]}" --suites "${SELFCHECK_SUITES:-harness,solutions,skeletons,catalog}" \
+    "${chapter_args[@]}" --suites "$suites" \
     --match "${SELFCHECK_MATCH:-}" --output "$out/selfcheck.txt" --json "$out/selfcheck.json" > "$out/selfcheck.log" 2>&1
   local code=$?
   [ "$code" = 0 ] || failed=1
