@@ -152,6 +152,61 @@ std::string half_valued_results(const std::vector<double>& expected, const std::
     return "";
 }
 
+namespace {
+
+/// True when @p value lies within @p slack of a normal value of the narrow type (@p significant bits, the
+/// smallest normal 2^@p min_exponent) that is not an integer, and the narrow type's spacing there is wide
+/// enough (16 slacks) for that to be evidence rather than chance.
+bool near_narrow_value(double value, double slack, int significant, int min_exponent)
+{
+    if (!std::isfinite(value) || value == std::round(value)) return false;
+    const double magnitude = std::fabs(value);
+    if (magnitude < std::ldexp(1.0, min_exponent)) return false;
+    const double spacing = std::ldexp(1.0, std::ilogb(magnitude) - (significant - 1));
+    if (spacing < 16.0 * slack) return false;
+    return std::fabs(value - std::round(value / spacing) * spacing) <= slack;
+}
+
+}   // namespace
+
+std::string narrow_accumulator_cause(const std::vector<double>& expected, const std::vector<float>& got,
+                                     const Tolerance& tolerance, float alpha, float beta,
+                                     const std::vector<float>& c_before)
+{
+    if (alpha == 0.0f || got.size() != expected.size()) return "";
+    struct Narrow {
+        int significant, min_exponent;
+        const char* name;
+        const char* type;
+    };
+    // bfloat16 first: its values (8 significant bits) are fp16 values too wherever fp16 reaches, while an
+    // fp16 sum is a bfloat16 value only 1 time in 8.
+    for (const Narrow& narrow : {Narrow{8, -126, "bfloat16", "__nv_bfloat16"}, Narrow{11, -14, "fp16", "__half"}}) {
+        std::int64_t finite_bad = 0, evidence = 0;
+        for (std::size_t i = 0; i < got.size(); ++i) {
+            const double e = expected[i], g = got[i];
+            if (!std::isfinite(e) || !std::isfinite(g)) continue;
+            if (std::fabs(g - e) <= tolerance.abs + tolerance.rel * std::fabs(e)) continue;
+            ++finite_bad;
+            const double c0 = beta == 0.0f ? 0.0 : static_cast<double>(beta) * c_before[i];
+            const double slack = std::ldexp(std::fabs(g) + std::fabs(c0), -22) / std::fabs(alpha);
+            const double acc_got = (g - c0) / alpha, acc_expected = (e - c0) / alpha;
+            if (near_narrow_value(acc_got, slack, narrow.significant, narrow.min_exponent) &&
+                !near_narrow_value(acc_expected, slack, narrow.significant, narrow.min_exponent))
+                ++evidence;
+        }
+        if (evidence > 0 && 10 * evidence >= 9 * finite_bad) {
+            return std::string(
+                       "lost precision: taken back through the epilogue, (C - beta * C_before) / alpha, the "
+                       "wrong results are ") +
+                   narrow.name + " numbers and the right ones are not, so the sums were kept in " + narrow.type +
+                   " (an accumulator fragment of that type, or a sum converted to it on the way); accumulating in "
+                   "half precision loses precision: accumulate in float.";
+        }
+    }
+    return "";
+}
+
 void replace_likely_cause(CompareReport& report, const std::string& cause)
 {
     const std::string marker = "\n  likely cause: ";

@@ -150,6 +150,16 @@ PeriodicLines periodic_bad_lines(const std::vector<std::uint8_t>& bad, const Lay
 std::string half_valued_results(const std::vector<double>& expected, const std::vector<double>& got,
                                 const std::vector<std::uint8_t>& bad);
 
+/// The same test for a GEMM, C = alpha * acc + beta * C0, on its accumulators: the epilogue's float
+/// arithmetic hides an fp16 (or bfloat16) accumulator from half_valued_results (alpha times an fp16 number
+/// is rarely one), so each wrong result is taken back to its accumulator, (got - beta * C0) / alpha, and
+/// counts as narrow when it lies within the rounding of that arithmetic (4 float ulps) of an fp16
+/// (bfloat16) value while the right one does not. @p c_before: C0 (ignored when @p beta is 0). The likely
+/// cause when 9 in 10 of the wrong finite results are such; empty otherwise. Pure logic.
+std::string narrow_accumulator_cause(const std::vector<double>& expected, const std::vector<float>& got,
+                                     const Tolerance& tolerance, float alpha, float beta,
+                                     const std::vector<float>& c_before);
+
 /// The likely cause when @p got differs from @p expected by k copies (1 <= k <= 4096) of a guard value:
 /// the float whose four bytes are one of the guard bytes placed after every DeviceBuffer (0xC8 to 0xDF,
 /// from -4.1e5 to -3.2e19). Such a value only enters a result through a read past the end of an input

@@ -1,10 +1,12 @@
 // Tests of the comparison and diagnosis logic: no GPU needed.
 #include "harness/catch.hpp"
 #include "harness/compare.hpp"
+#include "harness/random.hpp"
 
 #include <array>
 #include <cmath>
 #include <cstring>
+#include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <string>
 
@@ -262,6 +264,42 @@ TEST_CASE("results that went through a __half are called a half-precision accumu
     // A __half output is compared as such: no evidence either.
     std::vector<__half> halves(got.begin(), got.end());
     CHECK_FALSE(contains(wb::compare(expected, halves, wb::Tolerance::ulps(2)).message, "accumulate in float"));
+}
+
+TEST_CASE("a GEMM's fp16 accumulator is seen through alpha and beta", "[compare]")
+{
+    const float alpha = 1.25f, beta = -0.5f;
+    wb::Rng rng(11);
+    std::vector<double> expected;
+    std::vector<float> got, got_right_but_off, c_before;
+    for (int i = 0; i < 40; ++i) {
+        const double acc = rng.uniform(-3.f, 3.f);   // a sum of products: not an fp16 value
+        const float c0 = rng.uniform(-1.f, 1.f);
+        const float acc_half = __half2float(__float2half(static_cast<float>(acc)));
+        c_before.push_back(c0);
+        expected.push_back(alpha * acc + static_cast<double>(beta) * c0);
+        got.push_back(std::fma(alpha, acc_half, beta * c0));   // the epilogue in float, after an fp16 sum
+        got_right_but_off.push_back(std::fma(alpha, static_cast<float>(acc * (1 + 1e-3)), beta * c0));
+    }
+    const wb::Tolerance tight{1e-6, 1e-6};
+    CHECK(contains(wb::narrow_accumulator_cause(expected, got, tight, alpha, beta, c_before), "fp16 numbers"));
+    CHECK(contains(wb::narrow_accumulator_cause(expected, got, tight, alpha, beta, c_before), "accumulate in float"));
+    // Wrong by as much, but not through an fp16 variable: no evidence.
+    CHECK(wb::narrow_accumulator_cause(expected, got_right_but_off, tight, alpha, beta, c_before).empty());
+    // beta = 0: C_before (NaN, the poison) is not read.
+    std::vector<double> expected0;
+    std::vector<float> got0, nan_c(40, std::nanf(""));
+    for (int i = 0; i < 40; ++i) {
+        const double acc = rng.uniform(-3.f, 3.f);
+        expected0.push_back(alpha * acc);
+        got0.push_back(alpha * __half2float(__float2half(static_cast<float>(acc))));
+    }
+    CHECK(contains(wb::narrow_accumulator_cause(expected0, got0, tight, alpha, 0.0f, nan_c), "fp16 numbers"));
+    // bfloat16 sums are named as such.
+    std::vector<float> got_bf16;
+    for (std::size_t i = 0; i < expected0.size(); ++i)
+        got_bf16.push_back(alpha * __bfloat162float(__float2bfloat16(static_cast<float>(expected0[i] / alpha))));
+    CHECK(contains(wb::narrow_accumulator_cause(expected0, got_bf16, tight, alpha, 0.0f, nan_c), "bfloat16 numbers"));
 }
 
 TEST_CASE("a guard value read past the end of an input is named; other large errors are not", "[compare]")

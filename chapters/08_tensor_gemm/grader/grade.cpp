@@ -57,6 +57,17 @@ const Case kCases[] = {
     {24, 40, 48, 1.0f, 0.0f, -12},    // fp16 subnormal inputs
 };
 
+/// A wrong @p report whose results, taken back through alpha and beta, are fp16 (or bf16) sums: the
+/// accumulators were narrow, which the contract forbids (fp32 accumulation). Names that in the report.
+void name_narrow_accumulator(wb::CompareReport& report, const std::vector<double>& expected,
+                             const std::vector<float>& got, const wb::Tolerance& tolerance, const Case& c,
+                             const std::vector<float>& c_before)
+{
+    if (report.ok) return;
+    const std::string cause = wb::narrow_accumulator_cause(expected, got, tolerance, c.alpha, c.beta, c_before);
+    if (!cause.empty()) wb::replace_likely_cause(report, cause);
+}
+
 void check_case(wb::Stage& stage, Hgemm hgemm, const Case& c, ch08::Dtype dtype, wb::Rng& rng)
 {
     const auto A = ch08::make_values(static_cast<std::size_t>(c.M) * c.K, c.shift, rng);
@@ -73,6 +84,7 @@ void check_case(wb::Stage& stage, Hgemm hgemm, const Case& c, ch08::Dtype dtype,
     std::vector<float> got = dC.download();
     if (c.beta != 0.0f) wb::mark_unwritten(got, C, ref.c, tolerance);
     wb::CompareReport report = wb::compare(ref.c, got, tolerance, wb::Layout::matrix(c.M, c.N));
+    name_narrow_accumulator(report, ref.c, got, tolerance, c, C);
     if (c.beta == 0.0f) {
         report = wb::diagnose_beta_zero(report, got, ref.c, C, [&] {
             dC.upload(C);
@@ -122,6 +134,7 @@ void check_against_cublas(wb::Stage& stage, Hgemm hgemm, const Case& c, ch08::Dt
     std::vector<float> got = dC.download();
     if (c.beta != 0.0f) wb::mark_unwritten(got, C, expected, tolerance);
     wb::CompareReport report = wb::compare(expected, got, tolerance, wb::Layout::matrix(c.M, c.N));
+    name_narrow_accumulator(report, expected, got, tolerance, c, C);
     if (c.beta == 0.0f) {
         report = wb::diagnose_beta_zero(report, got, expected, C, [&] {
             dC.upload(C);
