@@ -538,6 +538,44 @@ std::vector<double> round_to_bfloat16(const std::vector<double>& values)
     return out;
 }
 
+float round_significand(float x, int significant, bool nearest)
+{
+    if (!std::isfinite(x) || significant >= 24 || significant < 2) return x;
+    std::uint32_t bits;
+    std::memcpy(&bits, &x, sizeof bits);
+    const int dropped = 24 - significant;
+    const std::uint32_t low = (std::uint32_t(1) << dropped) - 1;
+    if (nearest) bits += std::uint32_t(1) << (dropped - 1);   // half of the last kept bit: ties away from zero
+    bits &= ~low;
+    float out;
+    std::memcpy(&out, &bits, sizeof out);
+    return out;
+}
+
+const std::vector<InputRounding>& float_input_roundings()
+{
+    static const std::vector<InputRounding> roundings = {
+        {11, true,
+         "rounded to 11 significant bits: the values passed through __half (tiles or registers of that type), or "
+         "the products ran on tensor cores in TF32 (10 explicit mantissa bits)"},
+        {11, false,
+         "with the lowest 13 bits of every value dropped (11 significant bits left), which is how TF32 tensor cores "
+         "read an fp32 register: the products ran in TF32"},
+        {8, true,
+         "rounded to 8 significant bits: the values passed through __nv_bfloat16 (tiles or registers of that type)"},
+        {8, false,
+         "with the lowest 16 bits of every value dropped (8 significant bits left): a bfloat16 made by truncation"},
+    };
+    return roundings;
+}
+
+std::string rounded_inputs_cause(const InputRounding& rounding, const std::string& operands)
+{
+    return "the results are those of " + operands + " " + rounding.what +
+           ". The contract multiplies the float inputs as they are (FP32, TF32 off): keep them in float and use "
+           "FFMA.";
+}
+
 std::vector<double> round_to_float(const std::vector<double>& values)
 {
     std::vector<double> out(values.size());

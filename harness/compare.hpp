@@ -160,6 +160,27 @@ std::string narrow_accumulator_cause(const std::vector<double>& expected, const 
                                      const Tolerance& tolerance, float alpha, float beta,
                                      const std::vector<float>& c_before);
 
+/// A way a kernel may round its float inputs before it multiplies them, and what it means for the learner.
+struct InputRounding {
+    int significant;    ///< significant bits kept: 11 (fp16, TF32) or 8 (bfloat16)
+    bool nearest;       ///< rounded to nearest; false: the lower bits dropped
+    std::string what;   ///< how the inputs were rounded, and what does that: follows "the results are those of A"
+};
+
+/// @p x with @p significant significant bits (2 to 24), rounded to nearest (ties away from zero, as
+/// cvt.rna.tf32.f32) or with the lower bits dropped (as TF32 tensor cores read an fp32 register). The
+/// exponent range stays float's. Pure logic.
+float round_significand(float x, int significant, bool nearest);
+
+/// The roundings a float GEMM's grader tries when its results are wrong: to 11 significant bits (__half,
+/// or TF32 tensor cores), nearest and truncated, and to 8 (__nv_bfloat16). Where the results match the
+/// product of inputs rounded one of these ways, that rounding is the cause.
+const std::vector<InputRounding>& float_input_roundings();
+
+/// The likely cause when the results are those of @p operands ("A and B", "A", "B") rounded as @p rounding
+/// says. Pure logic.
+std::string rounded_inputs_cause(const InputRounding& rounding, const std::string& operands);
+
 /// The likely cause when @p got differs from @p expected by k copies (1 <= k <= 4096) of a guard value:
 /// the float whose four bytes are one of the guard bytes placed after every DeviceBuffer (0xC8 to 0xDF,
 /// from -4.1e5 to -3.2e19). Such a value only enters a result through a read past the end of an input

@@ -302,6 +302,27 @@ TEST_CASE("a GEMM's fp16 accumulator is seen through alpha and beta", "[compare]
     CHECK(contains(wb::narrow_accumulator_cause(expected0, got_bf16, tight, alpha, 0.0f, nan_c), "bfloat16 numbers"));
 }
 
+TEST_CASE("inputs rounded to fp16, TF32 or bfloat16 keep the significant bits those types hold", "[compare]")
+{
+    // 1 + 2^-11 + 2^-20: 11 significant bits round it up to 1 + 2^-10 (nearest) or down to 1 (dropped).
+    const float x = 1.0f + std::ldexp(1.0f, -11) + std::ldexp(1.0f, -20);
+    CHECK(wb::round_significand(x, 11, true) == 1.0f + std::ldexp(1.0f, -10));
+    CHECK(wb::round_significand(x, 11, false) == 1.0f);
+    CHECK(wb::round_significand(-x, 11, true) == -(1.0f + std::ldexp(1.0f, -10)));
+    // Nearest to 11 bits is what __half holds (away from ties), and 8 bits what __nv_bfloat16 holds.
+    wb::Rng rng(5);
+    for (int i = 0; i < 1000; ++i) {
+        const float v = rng.uniform(-1.f, 1.f);
+        if (std::fabs(v) < 1e-4f) continue;   // fp16 subnormals keep fewer bits
+        CHECK(wb::round_significand(v, 11, true) == __half2float(__float2half(v)));
+        CHECK(wb::round_significand(v, 8, true) == __bfloat162float(__float2bfloat16(v)));
+    }
+    CHECK(wb::round_significand(INFINITY, 11, true) == INFINITY);
+    const std::string cause = wb::rounded_inputs_cause(wb::float_input_roundings().front(), "A and B");
+    CHECK(contains(cause, "the results are those of A and B rounded to 11 significant bits"));
+    CHECK(contains(cause, "TF32 off"));
+}
+
 TEST_CASE("a guard value read past the end of an input is named; other large errors are not", "[compare]")
 {
     const std::uint32_t bits = 0xCECECECEu;   // a guard byte of DeviceBuffer

@@ -87,6 +87,37 @@ const Case kLargeCases[] = {
 /// Inputs are uniform in [-1, 1): the bounds the statistical tolerance is written for.
 constexpr float kInputBound = 1.0f;
 
+/// A wrong @p report on the case @p c: when @p got matches the product of A and B, of A alone or of B alone
+/// rounded to fewer significant bits (wb::float_input_roundings: __half or __nv_bfloat16 tiles, TF32
+/// tensor cores), names that rounding as the cause. The results of such a kernel are right for the inputs
+/// it really used, so nothing else in the comparison points there. Runs the float64 reference once per
+/// rounding tried, only for a wrong result.
+void name_rounded_inputs(wb::CompareReport& report, const Case& c, const std::vector<float>& A,
+                         const std::vector<float>& B, const std::vector<float>& C, const std::vector<float>& got)
+{
+    if (report.ok) return;
+    auto rounded = [](const std::vector<float>& values, const wb::InputRounding& r) {
+        std::vector<float> out(values.size());
+        for (std::size_t i = 0; i < values.size(); ++i)
+            out[i] = wb::round_significand(values[i], r.significant, r.nearest);
+        return out;
+    };
+    for (const wb::InputRounding& r : wb::float_input_roundings()) {
+        const std::vector<float> a = rounded(A, r), b = rounded(B, r);
+        const std::pair<const std::vector<float>*, const std::vector<float>*> tries[] = {{&a, &b}, {&a, &B}, {&A, &b}};
+        const char* names[] = {"A and B", "A", "B"};
+        for (int t = 0; t < 3; ++t) {
+            const ch07::GemmReference ref =
+                ch07::gemm_reference(c.M, c.N, c.K, c.alpha, *tries[t].first, *tries[t].second, c.beta, C);
+            const wb::Tolerance tolerance = ch07::exact_tolerance(c.K, ref.max_abs_terms);
+            if (wb::compare(ref.c, got, tolerance, wb::Layout::matrix(c.M, c.N)).ok) {
+                wb::replace_likely_cause(report, wb::rounded_inputs_cause(r, names[t]));
+                return;
+            }
+        }
+    }
+}
+
 void check_small(wb::Stage& stage, Sgemm sgemm)
 {
     wb::Rng rng(7);
@@ -103,6 +134,7 @@ void check_small(wb::Stage& stage, Sgemm sgemm)
         std::vector<float> got = dC.download();
         if (c.beta != 0.0f) wb::mark_unwritten(got, C, ref.c, tolerance);
         wb::CompareReport report = wb::compare(ref.c, got, tolerance, wb::Layout::matrix(c.M, c.N));
+        name_rounded_inputs(report, c, A, B, C, got);
         if (c.beta == 0.0f) {
             report = wb::diagnose_beta_zero(report, got, ref.c, C, [&] {
                 dC.upload(C);
