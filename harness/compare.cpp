@@ -538,6 +538,52 @@ std::vector<double> round_to_bfloat16(const std::vector<double>& values)
     return out;
 }
 
+std::string matching_hypothesis(const std::vector<double>& expected, const std::vector<float>& got,
+                                const Tolerance& tolerance, const std::vector<Hypothesis>& hypotheses)
+{
+    auto within = [&](double want, double value) {
+        return std::fabs(value - want) <= tolerance.abs + tolerance.rel * std::fabs(want);
+    };
+    std::vector<std::size_t> wrong;
+    for (std::size_t i = 0; i < got.size() && i < expected.size(); ++i) {
+        if (std::isfinite(got[i]) && std::isfinite(expected[i]) && !within(expected[i], got[i])) wrong.push_back(i);
+    }
+    if (wrong.empty()) return "";
+    for (const Hypothesis& hypothesis : hypotheses) {
+        const std::vector<double> results = hypothesis.results();
+        if (results.size() != got.size()) continue;
+        std::size_t matched = 0;
+        for (const std::size_t i : wrong) matched += std::isfinite(results[i]) && within(results[i], got[i]);
+        if (10 * matched >= 9 * wrong.size()) return hypothesis.cause;
+    }
+    return "";
+}
+
+std::vector<int> k_without_tail(int K)
+{
+    std::vector<int> kept;
+    for (int tile = 128; tile >= 4; tile /= 2) {
+        const int k = K - K % tile;
+        if (k < K && std::find(kept.begin(), kept.end(), k) == kept.end()) kept.push_back(k);
+    }
+    std::sort(kept.rbegin(), kept.rend());
+    return kept;
+}
+
+std::string k_tail_dropped_cause(int K, int k_kept)
+{
+    const int dropped = K - k_kept;
+    if (k_kept == 0) {
+        return "the results are beta * C alone: none of the K = " + std::to_string(K) +
+               " products was added, as when the K loop stops at the last whole tile and K is shorter than one "
+               "tile. Handle the partial tile at the end of K: load zeros past K (or finish it apart).";
+    }
+    return "the results are those of the first " + std::to_string(k_kept) + " of the K = " + std::to_string(K) +
+           " products: the K loop stops at the last whole tile and drops the " + std::to_string(dropped) +
+           (dropped == 1 ? " product" : " products") +
+           " after it. Handle the partial tile at the end of K: load zeros past K (or finish it apart).";
+}
+
 float round_significand(float x, int significant, bool nearest)
 {
     if (!std::isfinite(x) || significant >= 24 || significant < 2) return x;

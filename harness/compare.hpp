@@ -22,6 +22,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -159,6 +160,39 @@ std::string half_valued_results(const std::vector<double>& expected, const std::
 std::string narrow_accumulator_cause(const std::vector<double>& expected, const std::vector<float>& got,
                                      const Tolerance& tolerance, float alpha, float beta,
                                      const std::vector<float>& c_before);
+
+/// What a wrong kernel may have computed instead of the contract: the likely cause if it did, and the
+/// results it would then give (computed only when asked: each is a run of the reference).
+struct Hypothesis {
+    std::string cause;
+    std::function<std::vector<double>()> results;
+};
+
+/// The cause of the first of @p hypotheses whose results match @p got (within @p tolerance) at 9 in 10 of
+/// the elements where @p got is wrong (finite ones, at least one): what the kernel most likely computed
+/// instead. Hypotheses are tried in order, and each one's results are computed only if the ones before
+/// did not match. Empty when none does.
+std::string matching_hypothesis(const std::vector<double>& expected, const std::vector<float>& got,
+                                const Tolerance& tolerance, const std::vector<Hypothesis>& hypotheses);
+
+/// The first @p keep columns of each row of a row-major @p rows x @p cols matrix: an operand cut to its
+/// first K' of K columns, for the hypothesis that a GEMM dropped its K tail. Pure logic.
+template <typename T>
+std::vector<T> leading_columns(const std::vector<T>& values, std::int64_t rows, std::int64_t cols, std::int64_t keep)
+{
+    std::vector<T> out;
+    out.reserve(static_cast<std::size_t>(rows * keep));
+    for (std::int64_t r = 0; r < rows; ++r)
+        out.insert(out.end(), values.begin() + r * cols, values.begin() + r * cols + keep);
+    return out;
+}
+
+/// The K' = K - K % T (T a power of two from 4 to 128; K' may be 0) a GEMM that drops the partial K tile at
+/// the end of K would stop at, each once, largest first. Pure logic.
+std::vector<int> k_without_tail(int K);
+
+/// The likely cause when the results are those of the first @p k_kept of @p K products. Pure logic.
+std::string k_tail_dropped_cause(int K, int k_kept);
 
 /// A way a kernel may round its float inputs before it multiplies them, and what it means for the learner.
 struct InputRounding {

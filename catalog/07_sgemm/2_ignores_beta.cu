@@ -1,5 +1,5 @@
 // Catalog, chapter 7, stage 2: C = alpha A B, with the "+ beta C" of the contract left out.
-// expect: wrong "beta = -0.75"
+// expect: wrong "C is left out"
 //
 // The usual benchmark runs with beta = 0, where this is right, and so is the grader's first case. The
 // second case (1 x 1 x 1, beta = -0.75) must fail, and the report names beta.

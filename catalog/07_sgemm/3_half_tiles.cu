@@ -25,7 +25,7 @@ __global__ void __launch_bounds__(kTile* kTile)
 {
     __shared__ __half As[kTile][kTile];   // the bug: the tiles in fp16
     __shared__ __half Bs[kTile][kTile];
-    const int tx = threadIdx.x;          // column inside the tile: consecutive lanes, consecutive columns
+    const int tx = threadIdx.x;   // column inside the tile: consecutive lanes, consecutive columns
     const int ty = threadIdx.y;
     const int row = blockIdx.y * kTile + ty;
     const int col = blockIdx.x * kTile + tx;

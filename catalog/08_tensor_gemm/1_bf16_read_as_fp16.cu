@@ -1,9 +1,10 @@
 // Catalog, chapter 8, stage 1: bf16 inputs multiplied as fp16.
-// expect: wrong "elements are wrong"
+// expect: wrong "read as fp16"
 //
 // fp16 and bf16 are both 16 bits, so a kernel that ignores the dtype argument reads bf16 inputs without
 // any error, as fp16 bit patterns: 1 sign, 5 exponent and 10 fraction bits instead of 1, 8 and 7. Every
-// fp16 case passes; the first bf16 case is wrong. The grader runs each case in both types for this.
+// fp16 case passes; the first bf16 case is wrong. The grader runs each case in both types for this, and
+// must find that the results are those of the inputs' bits read as fp16.
 #include "08_tensor_gemm/stages.cuh"
 #include "common/primitives.cuh"
 

@@ -1,10 +1,11 @@
 // Catalog, chapter 8, stage 6: the number of K tiles is rounded down.
-// expect: wrong "elements are wrong"
+// expect: wrong "the K loop stops at the last whole tile"
 // emulated: skip "wgmma and TMA are not emulated: the stage is graded on a GPU of compute capability 9.0 only"
 //
 // tiles = K / 64 instead of ceil(K / 64): TMA would have zero-filled the columns past K in the last,
 // partial tile, but that tile is never loaded, so every product with K % 64 != 0 misses its last
-// K % 64 terms (and K < 64 gives C = beta C).
+// K % 64 terms (and K < 64 gives C = beta C). The grader's first case (K = 24) is then beta * C alone,
+// and the grader must say that the K loop stops at the last whole tile.
 #include "08_tensor_gemm/stages.cuh"
 #include "common/hopper.cuh"
 #include "common/primitives.cuh"

@@ -1,11 +1,12 @@
 // Catalog, chapter 8, stage 7: C goes through TMA even when beta != 0, so beta * C is dropped.
-// expect: wrong "elements are wrong"
+// expect: wrong "C is left out"
 // emulated: skip "wgmma and TMA are not emulated: the stage is graded on a GPU of compute capability 9.0 only"
 //
 // The staged epilogue writes alpha * acc and lets the copy engine store it: right when beta = 0, but a TMA
 // store overwrites, it cannot add beta * C. The launch takes the staged path whenever C's rows suit a
 // tensor map, without asking about beta, so every case with beta != 0 and N % 4 == 0 loses its C term.
 // The class: an epilogue that handles beta on one path only (see also the beta = 0 path that reads C).
+// The results are then alpha * A * B exactly, and the grader must say that beta * C is left out.
 #include "08_tensor_gemm/stages.cuh"
 #include "common/hopper.cuh"
 #include "common/primitives.cuh"

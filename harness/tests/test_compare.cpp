@@ -323,6 +323,46 @@ TEST_CASE("inputs rounded to fp16, TF32 or bfloat16 keep the significant bits th
     CHECK(contains(cause, "TF32 off"));
 }
 
+TEST_CASE("a wrong result is named after the computation it matches", "[compare]")
+{
+    const std::vector<double> expected = {1.0, 2.0, 3.0, 4.0};
+    const std::vector<float> got = {1.0f, 2.5f, 3.5f, 4.5f};   // the first right, the others off by 0.5
+    int computed = 0;
+    auto values = [&computed](std::vector<double> v) {
+        return [&computed, v] {
+            ++computed;
+            return v;
+        };
+    };
+    const std::vector<wb::Hypothesis> hypotheses = {
+        {"first", values({9, 9, 9, 9})},          // matches none
+        {"second", values({1, 2.5, 3.5, 4.5})},   // matches every wrong element
+        {"third", values({1, 2.5, 3.5, 4.5})},    // never computed: the one before matched
+    };
+    CHECK(wb::matching_hypothesis(expected, got, wb::Tolerance::exact(), hypotheses) == "second");
+    CHECK(computed == 2);
+    // One of three wrong elements matched is not enough (9 in 10 are needed).
+    CHECK(
+        wb::matching_hypothesis(expected, got, wb::Tolerance::exact(), {{"partial", values({1, 2.5, 0, 0})}}).empty());
+    // Nothing wrong, or only NaN (nothing written): no cause.
+    CHECK(wb::matching_hypothesis(expected, {1, 2, 3, 4}, wb::Tolerance::exact(), hypotheses).empty());
+    CHECK(wb::matching_hypothesis(expected, std::vector<float>(4, std::nanf("")), wb::Tolerance::exact(), hypotheses)
+              .empty());
+}
+
+TEST_CASE("a GEMM that drops its K tail stops at a multiple of its tile", "[compare]")
+{
+    CHECK(wb::k_without_tail(65) == std::vector<int>{64, 0});
+    CHECK(wb::k_without_tail(24) == std::vector<int>{16, 0});
+    CHECK(wb::k_without_tail(264) == std::vector<int>{256});
+    CHECK(wb::k_without_tail(256).empty());
+    CHECK(contains(wb::k_tail_dropped_cause(65, 64), "the first 64 of the K = 65 products"));
+    CHECK(contains(wb::k_tail_dropped_cause(65, 64), "drops the 1 product after it"));
+    CHECK(contains(wb::k_tail_dropped_cause(24, 0), "beta * C alone"));
+    const std::vector<int> m = {1, 2, 3, 4, 5, 6};   // 2 x 3
+    CHECK(wb::leading_columns(m, 2, 3, 2) == std::vector<int>{1, 2, 4, 5});
+}
+
 TEST_CASE("a guard value read past the end of an input is named; other large errors are not", "[compare]")
 {
     const std::uint32_t bits = 0xCECECECEu;   // a guard byte of DeviceBuffer

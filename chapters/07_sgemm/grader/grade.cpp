@@ -87,15 +87,45 @@ const Case kLargeCases[] = {
 /// Inputs are uniform in [-1, 1): the bounds the statistical tolerance is written for.
 constexpr float kInputBound = 1.0f;
 
-/// A wrong @p report on the case @p c: when @p got matches the product of A and B, of A alone or of B alone
-/// rounded to fewer significant bits (wb::float_input_roundings: __half or __nv_bfloat16 tiles, TF32
-/// tensor cores), names that rounding as the cause. The results of such a kernel are right for the inputs
-/// it really used, so nothing else in the comparison points there. Runs the float64 reference once per
-/// rounding tried, only for a wrong result.
-void name_rounded_inputs(wb::CompareReport& report, const Case& c, const std::vector<float>& A,
-                         const std::vector<float>& B, const std::vector<float>& C, const std::vector<float>& got)
+/// What a wrong kernel most likely computed instead, for a small case @p c whose @p report failed: the
+/// hypotheses of wb::matching_hypothesis, each the float64 reference of another computation, in this
+/// order: beta * C left out, alpha left out, alpha applied to beta * C too, the partial K tile at the end
+/// dropped (chapter 7's tiles are 8 to 128 deep), and A, B or both rounded to fewer significant bits
+/// (wb::float_input_roundings: __half or __nv_bfloat16 tiles, TF32 tensor cores). Such results are
+/// right for the computation the kernel really did, so nothing else in the comparison points there. The
+/// first one that matches becomes the report's likely cause.
+void name_likely_computation(wb::CompareReport& report, const Case& c, const std::vector<float>& A,
+                             const std::vector<float>& B, const std::vector<float>& C, const std::vector<float>& got,
+                             const std::vector<double>& expected, const wb::Tolerance& tolerance)
 {
     if (report.ok) return;
+    auto reference = [&c, &C](int K, float alpha, float beta, const std::vector<float>& a,
+                              const std::vector<float>& b) {
+        return [=, &c, &C] { return ch07::gemm_reference(c.M, c.N, K, alpha, a, b, beta, C).c; };
+    };
+    std::vector<wb::Hypothesis> hypotheses;
+    if (c.beta != 0.0f) {
+        hypotheses.push_back(
+            {"the results are alpha * A * B: beta * C is left out. The contract is C = alpha * A * B "
+             "+ beta * C; with beta != 0, read C and add beta times it.",
+             reference(c.K, c.alpha, 0.0f, A, B)});
+    }
+    if (c.alpha != 1.0f) {
+        hypotheses.push_back({"the results are A * B + beta * C: alpha is left out. Multiply the sum by alpha.",
+                              reference(c.K, 1.0f, c.beta, A, B)});
+        if (c.beta != 0.0f) {
+            hypotheses.push_back(
+                {"the results are alpha * (A * B + beta * C): alpha scales beta * C too. The "
+                 "contract is alpha * (A * B) + beta * C.",
+                 reference(c.K, c.alpha, c.alpha * c.beta, A, B)});
+        }
+    }
+    for (const int k : wb::k_without_tail(c.K)) {
+        hypotheses.push_back(
+            {wb::k_tail_dropped_cause(c.K, k),
+             reference(k, c.alpha, c.beta, wb::leading_columns(A, c.M, c.K, k),
+                       std::vector<float>(B.begin(), B.begin() + static_cast<std::ptrdiff_t>(k) * c.N))});
+    }
     auto rounded = [](const std::vector<float>& values, const wb::InputRounding& r) {
         std::vector<float> out(values.size());
         for (std::size_t i = 0; i < values.size(); ++i)
@@ -104,18 +134,12 @@ void name_rounded_inputs(wb::CompareReport& report, const Case& c, const std::ve
     };
     for (const wb::InputRounding& r : wb::float_input_roundings()) {
         const std::vector<float> a = rounded(A, r), b = rounded(B, r);
-        const std::pair<const std::vector<float>*, const std::vector<float>*> tries[] = {{&a, &b}, {&a, &B}, {&A, &b}};
-        const char* names[] = {"A and B", "A", "B"};
-        for (int t = 0; t < 3; ++t) {
-            const ch07::GemmReference ref =
-                ch07::gemm_reference(c.M, c.N, c.K, c.alpha, *tries[t].first, *tries[t].second, c.beta, C);
-            const wb::Tolerance tolerance = ch07::exact_tolerance(c.K, ref.max_abs_terms);
-            if (wb::compare(ref.c, got, tolerance, wb::Layout::matrix(c.M, c.N)).ok) {
-                wb::replace_likely_cause(report, wb::rounded_inputs_cause(r, names[t]));
-                return;
-            }
-        }
+        hypotheses.push_back({wb::rounded_inputs_cause(r, "A and B"), reference(c.K, c.alpha, c.beta, a, b)});
+        hypotheses.push_back({wb::rounded_inputs_cause(r, "A"), reference(c.K, c.alpha, c.beta, a, B)});
+        hypotheses.push_back({wb::rounded_inputs_cause(r, "B"), reference(c.K, c.alpha, c.beta, A, b)});
     }
+    const std::string cause = wb::matching_hypothesis(expected, got, tolerance, hypotheses);
+    if (!cause.empty()) wb::replace_likely_cause(report, cause);
 }
 
 void check_small(wb::Stage& stage, Sgemm sgemm)
@@ -134,7 +158,7 @@ void check_small(wb::Stage& stage, Sgemm sgemm)
         std::vector<float> got = dC.download();
         if (c.beta != 0.0f) wb::mark_unwritten(got, C, ref.c, tolerance);
         wb::CompareReport report = wb::compare(ref.c, got, tolerance, wb::Layout::matrix(c.M, c.N));
-        name_rounded_inputs(report, c, A, B, C, got);
+        name_likely_computation(report, c, A, B, C, got, ref.c, tolerance);
         if (c.beta == 0.0f) {
             report = wb::diagnose_beta_zero(report, got, ref.c, C, [&] {
                 dC.upload(C);

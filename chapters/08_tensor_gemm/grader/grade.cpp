@@ -68,6 +68,57 @@ void name_narrow_accumulator(wb::CompareReport& report, const std::vector<double
     if (!cause.empty()) wb::replace_likely_cause(report, cause);
 }
 
+/// What a wrong kernel most likely computed instead, for a small case @p c whose @p report failed (the
+/// hypotheses of wb::matching_hypothesis, each the float64 reference of another computation): beta * C
+/// left out, alpha left out, alpha applied to beta * C too, the partial K tile at the end dropped, the
+/// 16-bit inputs decoded as the other type (bf16 bits read as fp16, or the reverse). Then an fp16 or bf16
+/// accumulator (name_narrow_accumulator). The first cause found becomes the report's likely cause.
+void name_likely_computation(wb::CompareReport& report, const Case& c, ch08::Dtype dtype, const std::vector<float>& A,
+                             const std::vector<float>& B, const std::vector<float>& C, const std::vector<float>& got,
+                             const std::vector<double>& expected, const wb::Tolerance& tolerance)
+{
+    if (report.ok) return;
+    auto reference = [&c, &C](int K, float alpha, float beta, const std::vector<float>& a,
+                              const std::vector<float>& b) {
+        return [=, &c, &C] { return ch08::gemm_reference(c.M, c.N, K, alpha, a, b, beta, C).c; };
+    };
+    std::vector<wb::Hypothesis> hypotheses;
+    if (c.beta != 0.0f) {
+        hypotheses.push_back(
+            {"the results are alpha * A * B: beta * C is left out. The contract is C = alpha * A * B "
+             "+ beta * C; with beta != 0, read C and add beta times it.",
+             reference(c.K, c.alpha, 0.0f, A, B)});
+    }
+    if (c.alpha != 1.0f) {
+        hypotheses.push_back({"the results are A * B + beta * C: alpha is left out. Multiply the sum by alpha.",
+                              reference(c.K, 1.0f, c.beta, A, B)});
+        if (c.beta != 0.0f) {
+            hypotheses.push_back(
+                {"the results are alpha * (A * B + beta * C): alpha scales beta * C too. The "
+                 "contract is alpha * (A * B) + beta * C.",
+                 reference(c.K, c.alpha, c.alpha * c.beta, A, B)});
+        }
+    }
+    for (const int k : wb::k_without_tail(c.K)) {   // A and B (stored N x K) both K-contiguous
+        hypotheses.push_back(
+            {wb::k_tail_dropped_cause(c.K, k),
+             reference(k, c.alpha, c.beta, wb::leading_columns(A, c.M, c.K, k), wb::leading_columns(B, c.N, c.K, k))});
+    }
+    const ch08::Dtype other = dtype == ch08::Dtype::f16 ? ch08::Dtype::bf16 : ch08::Dtype::f16;
+    auto reread = [&](const std::vector<float>& values) {
+        return ch08::decode_all(ch08::encode_all(values, dtype), other);
+    };
+    hypotheses.push_back({std::string("the results are those of A and B read as ") + ch08::dtype_name(other) +
+                              ": the kernel takes the " + ch08::dtype_name(dtype) + " bits for " +
+                              ch08::dtype_name(other) +
+                              " ones. Instantiate the kernel for the type that dtype names "
+                              "(__half for fp16, __nv_bfloat16 for bf16).",
+                          reference(c.K, c.alpha, c.beta, reread(A), reread(B))});
+    std::string cause = wb::matching_hypothesis(expected, got, tolerance, hypotheses);
+    if (cause.empty()) cause = wb::narrow_accumulator_cause(expected, got, tolerance, c.alpha, c.beta, C);
+    if (!cause.empty()) wb::replace_likely_cause(report, cause);
+}
+
 void check_case(wb::Stage& stage, Hgemm hgemm, const Case& c, ch08::Dtype dtype, wb::Rng& rng)
 {
     const auto A = ch08::make_values(static_cast<std::size_t>(c.M) * c.K, c.shift, rng);
@@ -84,7 +135,7 @@ void check_case(wb::Stage& stage, Hgemm hgemm, const Case& c, ch08::Dtype dtype,
     std::vector<float> got = dC.download();
     if (c.beta != 0.0f) wb::mark_unwritten(got, C, ref.c, tolerance);
     wb::CompareReport report = wb::compare(ref.c, got, tolerance, wb::Layout::matrix(c.M, c.N));
-    name_narrow_accumulator(report, ref.c, got, tolerance, c, C);
+    name_likely_computation(report, c, dtype, A, B, C, got, ref.c, tolerance);
     if (c.beta == 0.0f) {
         report = wb::diagnose_beta_zero(report, got, ref.c, C, [&] {
             dC.upload(C);
