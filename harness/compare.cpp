@@ -559,6 +559,21 @@ std::string matching_hypothesis(const std::vector<double>& expected, const std::
     return "";
 }
 
+std::string gemm_slip_cause(GemmSlip slip)
+{
+    switch (slip) {
+        case GemmSlip::beta_left_out:
+            return "the results are alpha * A * B: beta * C is left out. The contract is C = alpha * A * B + beta * C; "
+                   "with beta != 0, read C and add beta times it.";
+        case GemmSlip::alpha_left_out:
+            return "the results are A * B + beta * C: alpha is left out. Multiply the sum by alpha.";
+        case GemmSlip::alpha_scales_c:
+            return "the results are alpha * (A * B + beta * C): alpha scales beta * C too. The contract is "
+                   "alpha * (A * B) + beta * C.";
+    }
+    return "";
+}
+
 std::vector<int> k_without_tail(int K)
 {
     std::vector<int> kept;

@@ -187,6 +187,11 @@ std::vector<T> leading_columns(const std::vector<T>& values, std::int64_t rows, 
     return out;
 }
 
+/// The usual slips in a GEMM's epilogue, C = alpha * A * B + beta * C, and their likely causes (the
+/// hypotheses of chapters 7 and 8).
+enum class GemmSlip { beta_left_out, alpha_left_out, alpha_scales_c };
+std::string gemm_slip_cause(GemmSlip slip);
+
 /// The K' = K - K % T (T a power of two from 4 to 128; K' may be 0) a GEMM that drops the partial K tile at
 /// the end of K would stop at, each once, largest first. Pure logic.
 std::vector<int> k_without_tail(int K);

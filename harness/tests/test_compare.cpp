@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -314,8 +315,12 @@ TEST_CASE("inputs rounded to fp16, TF32 or bfloat16 keep the significant bits th
     for (int i = 0; i < 1000; ++i) {
         const float v = rng.uniform(-1.f, 1.f);
         if (std::fabs(v) < 1e-4f) continue;   // fp16 subnormals keep fewer bits
-        CHECK(wb::round_significand(v, 11, true) == __half2float(__float2half(v)));
-        CHECK(wb::round_significand(v, 8, true) == __bfloat162float(__float2bfloat16(v)));
+        std::uint32_t bits;
+        std::memcpy(&bits, &v, sizeof bits);
+        // Exact ties (1 value in 8192, 1 in 65536) go away from zero here, to even in __half and bfloat16.
+        if ((bits & 0x1fffu) != 0x1000u) CHECK(wb::round_significand(v, 11, true) == __half2float(__float2half(v)));
+        if ((bits & 0xffffu) != 0x8000u)
+            CHECK(wb::round_significand(v, 8, true) == __bfloat162float(__float2bfloat16(v)));
     }
     CHECK(wb::round_significand(INFINITY, 11, true) == INFINITY);
     const std::string cause = wb::rounded_inputs_cause(wb::float_input_roundings().front(), "A and B");

@@ -35,12 +35,13 @@ cublasHandle_t handle()
 }   // namespace
 
 void cublas_sgemm(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C,
-                  cudaStream_t stream)
+                  cudaStream_t stream, int lda)
 {
+    if (lda == 0) lda = K;
     cublasHandle_t h = handle();
     check_cublas(cublasSetStream(h, stream), "cublasSetStream");
     // Row-major C (M x N) is column-major C^T (N x M) = B^T (N x K) * A^T (K x M).
-    check_cublas(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &alpha, B, N, A, K, &beta, C, N), "cublasSgemm");
+    check_cublas(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &alpha, B, N, A, lda, &beta, C, N), "cublasSgemm");
 }
 
 }   // namespace ch07

@@ -14,7 +14,8 @@ namespace ch07 {
 /// The handle uses CUBLAS_DEFAULT_MATH: true float32 FMAs, no TF32 tensor cores (TF32 needs
 /// CUBLAS_TF32_TENSOR_OP_MATH). One handle per process, created on first use; the work is put on
 /// @p stream.
+/// @p lda: the row length of A when it is not K (0): a product over the first K columns of longer rows.
 void cublas_sgemm(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C,
-                  cudaStream_t stream);
+                  cudaStream_t stream, int lda = 0);
 
 }   // namespace ch07

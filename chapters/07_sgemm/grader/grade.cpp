@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -87,57 +88,56 @@ const Case kLargeCases[] = {
 /// Inputs are uniform in [-1, 1): the bounds the statistical tolerance is written for.
 constexpr float kInputBound = 1.0f;
 
-/// What a wrong kernel most likely computed instead, for a small case @p c whose @p report failed: the
-/// hypotheses of wb::matching_hypothesis, each the float64 reference of another computation, in this
-/// order: beta * C left out, alpha left out, alpha applied to beta * C too, the partial K tile at the end
-/// dropped (chapter 7's tiles are 8 to 128 deep), and A, B or both rounded to fewer significant bits
-/// (wb::float_input_roundings: __half or __nv_bfloat16 tiles, TF32 tensor cores). Such results are
-/// right for the computation the kernel really did, so nothing else in the comparison points there. The
-/// first one that matches becomes the report's likely cause.
-void name_likely_computation(wb::CompareReport& report, const Case& c, const std::vector<float>& A,
-                             const std::vector<float>& B, const std::vector<float>& C, const std::vector<float>& got,
-                             const std::vector<double>& expected, const wb::Tolerance& tolerance)
+/// C = alpha' * A * B + beta' * C0 computed another way: over the first @p k of the K products, with
+/// @p alpha and @p beta, A and B rounded as @p round_a and @p round_b say (nullptr: as they are); C0 as the
+/// case has it.
+using Product = std::function<std::vector<double>(int k, float alpha, float beta, const wb::InputRounding* round_a,
+                                                  const wb::InputRounding* round_b)>;
+
+/// What a wrong kernel most often computes instead of the case @p c, in the order tried
+/// (wb::matching_hypothesis): beta * C left out, alpha left out, alpha applied to beta * C too, the partial
+/// K tile at the end dropped (to a multiple of 4 to 128, or, with @p with_roundings, every product), and
+/// with @p with_roundings A, B or both rounded to fewer significant bits (wb::float_input_roundings:
+/// __half or __nv_bfloat16 tiles, TF32 tensor cores). Each is one call of @p product, made only when needed.
+std::vector<wb::Hypothesis> gemm_hypotheses(const Case& c, const Product& product, bool with_roundings)
 {
-    if (report.ok) return;
-    auto reference = [&c, &C](int K, float alpha, float beta, const std::vector<float>& a,
-                              const std::vector<float>& b) {
-        return [=, &c, &C] { return ch07::gemm_reference(c.M, c.N, K, alpha, a, b, beta, C).c; };
+    auto run = [product](int k, float alpha, float beta, const wb::InputRounding* a, const wb::InputRounding* b) {
+        return [=] { return product(k, alpha, beta, a, b); };
     };
     std::vector<wb::Hypothesis> hypotheses;
     if (c.beta != 0.0f) {
         hypotheses.push_back(
-            {"the results are alpha * A * B: beta * C is left out. The contract is C = alpha * A * B "
-             "+ beta * C; with beta != 0, read C and add beta times it.",
-             reference(c.K, c.alpha, 0.0f, A, B)});
+            {wb::gemm_slip_cause(wb::GemmSlip::beta_left_out), run(c.K, c.alpha, 0.0f, nullptr, nullptr)});
     }
     if (c.alpha != 1.0f) {
-        hypotheses.push_back({"the results are A * B + beta * C: alpha is left out. Multiply the sum by alpha.",
-                              reference(c.K, 1.0f, c.beta, A, B)});
+        hypotheses.push_back(
+            {wb::gemm_slip_cause(wb::GemmSlip::alpha_left_out), run(c.K, 1.0f, c.beta, nullptr, nullptr)});
         if (c.beta != 0.0f) {
-            hypotheses.push_back(
-                {"the results are alpha * (A * B + beta * C): alpha scales beta * C too. The "
-                 "contract is alpha * (A * B) + beta * C.",
-                 reference(c.K, c.alpha, c.alpha * c.beta, A, B)});
+            hypotheses.push_back({wb::gemm_slip_cause(wb::GemmSlip::alpha_scales_c),
+                                  run(c.K, c.alpha, c.alpha * c.beta, nullptr, nullptr)});
         }
     }
     for (const int k : wb::k_without_tail(c.K)) {
-        hypotheses.push_back(
-            {wb::k_tail_dropped_cause(c.K, k),
-             reference(k, c.alpha, c.beta, wb::leading_columns(A, c.M, c.K, k),
-                       std::vector<float>(B.begin(), B.begin() + static_cast<std::ptrdiff_t>(k) * c.N))});
+        if (k > 0 || with_roundings)
+            hypotheses.push_back({wb::k_tail_dropped_cause(c.K, k), run(k, c.alpha, c.beta, nullptr, nullptr)});
     }
-    auto rounded = [](const std::vector<float>& values, const wb::InputRounding& r) {
-        std::vector<float> out(values.size());
-        for (std::size_t i = 0; i < values.size(); ++i)
-            out[i] = wb::round_significand(values[i], r.significant, r.nearest);
-        return out;
-    };
+    if (!with_roundings) return hypotheses;
     for (const wb::InputRounding& r : wb::float_input_roundings()) {
-        const std::vector<float> a = rounded(A, r), b = rounded(B, r);
-        hypotheses.push_back({wb::rounded_inputs_cause(r, "A and B"), reference(c.K, c.alpha, c.beta, a, b)});
-        hypotheses.push_back({wb::rounded_inputs_cause(r, "A"), reference(c.K, c.alpha, c.beta, a, B)});
-        hypotheses.push_back({wb::rounded_inputs_cause(r, "B"), reference(c.K, c.alpha, c.beta, A, b)});
+        hypotheses.push_back({wb::rounded_inputs_cause(r, "A and B"), run(c.K, c.alpha, c.beta, &r, &r)});
+        hypotheses.push_back({wb::rounded_inputs_cause(r, "A"), run(c.K, c.alpha, c.beta, &r, nullptr)});
+        hypotheses.push_back({wb::rounded_inputs_cause(r, "B"), run(c.K, c.alpha, c.beta, nullptr, &r)});
     }
+    return hypotheses;
+}
+
+/// A wrong @p report: the first of @p hypotheses that the results match becomes its likely cause. Such
+/// results are right for the computation the kernel really did, so nothing else in the comparison points
+/// there.
+void name_likely_computation(wb::CompareReport& report, const std::vector<wb::Hypothesis>& hypotheses,
+                             const std::vector<float>& got, const std::vector<double>& expected,
+                             const wb::Tolerance& tolerance)
+{
+    if (report.ok) return;
     const std::string cause = wb::matching_hypothesis(expected, got, tolerance, hypotheses);
     if (!cause.empty()) wb::replace_likely_cause(report, cause);
 }
@@ -158,7 +158,21 @@ void check_small(wb::Stage& stage, Sgemm sgemm)
         std::vector<float> got = dC.download();
         if (c.beta != 0.0f) wb::mark_unwritten(got, C, ref.c, tolerance);
         wb::CompareReport report = wb::compare(ref.c, got, tolerance, wb::Layout::matrix(c.M, c.N));
-        name_likely_computation(report, c, A, B, C, got, ref.c, tolerance);
+        if (!report.ok) {   // the float64 reference of other computations, from the same inputs
+            const Product product = [&](int k, float alpha, float beta, const wb::InputRounding* round_a,
+                                        const wb::InputRounding* round_b) {
+                auto rounded = [](std::vector<float> values, const wb::InputRounding* r) {
+                    if (r != nullptr)
+                        for (float& v : values) v = wb::round_significand(v, r->significant, r->nearest);
+                    return values;
+                };
+                const std::vector<float> a = rounded(wb::leading_columns(A, c.M, c.K, k), round_a);
+                const std::vector<float> b =
+                    rounded(std::vector<float>(B.begin(), B.begin() + static_cast<std::ptrdiff_t>(k) * c.N), round_b);
+                return ch07::gemm_reference(c.M, c.N, k, alpha, a, b, beta, C).c;
+            };
+            name_likely_computation(report, gemm_hypotheses(c, product, true), got, ref.c, tolerance);
+        }
         if (c.beta == 0.0f) {
             report = wb::diagnose_beta_zero(report, got, ref.c, C, [&] {
                 dC.upload(C);
@@ -200,6 +214,18 @@ void check_against_cublas(wb::Stage& stage, Sgemm sgemm, const Case& c, std::uin
     std::vector<float> got = C.download();
     if (c.beta != 0.0f) wb::mark_unwritten(got, before, expected, tolerance);
     wb::CompareReport report = wb::compare(expected, got, tolerance, wb::Layout::matrix(c.M, c.N));
+    if (!report.ok) {   // other computations, by cuBLAS on the same device inputs
+        const Product product = [&](int k, float alpha, float beta, const wb::InputRounding*,
+                                    const wb::InputRounding*) {
+            wb::DeviceBuffer<float> out(mn);
+            if (!before.empty()) out.upload(before);   // C0 (with beta = 0 it is not read)
+            ch07::cublas_sgemm(c.M, c.N, k, alpha, A.data(), B.data(), beta, out.data(), s, c.K);
+            WB_CUDA_CHECK(cudaStreamSynchronize(s));
+            const std::vector<float> values = out.download();
+            return std::vector<double>(values.begin(), values.end());
+        };
+        name_likely_computation(report, gemm_hypotheses(c, product, false), got, expected, tolerance);
+    }
     if (c.beta == 0.0f && !report.ok) {
         const std::vector<float> finite_c(static_cast<std::size_t>(mn), 0.25f);   // any finite value will do
         report = wb::diagnose_beta_zero(report, got, expected, finite_c, [&] {

@@ -12,7 +12,7 @@ namespace ch08 {
 
 #if defined(WORKBOOK_EMULATED)
 
-void cublas_hgemm(int, int, int, float, const void*, const void*, Dtype, float, float*, cudaStream_t)
+void cublas_hgemm(int, int, int, float, const void*, const void*, Dtype, float, float*, cudaStream_t, int)
 {
     throw std::runtime_error("cuBLAS GEMM with 16-bit inputs needs an NVIDIA GPU (no stand-in in the emulator)");
 }
@@ -41,12 +41,13 @@ cublasHandle_t handle()
 }   // namespace
 
 void cublas_hgemm(int M, int N, int K, float alpha, const void* A, const void* B, Dtype dtype, float beta, float* C,
-                  cudaStream_t stream)
+                  cudaStream_t stream, int ld)
 {
+    if (ld == 0) ld = K;
     cublasHandle_t h = handle();
     check_cublas(cublasSetStream(h, stream), "cublasSetStream");
     const cudaDataType type = dtype == Dtype::f16 ? CUDA_R_16F : CUDA_R_16BF;
-    check_cublas(cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, N, M, K, &alpha, B, type, K, A, type, K, &beta, C,
+    check_cublas(cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, N, M, K, &alpha, B, type, ld, A, type, ld, &beta, C,
                               CUDA_R_32F, N, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
                  "cublasGemmEx");
 }

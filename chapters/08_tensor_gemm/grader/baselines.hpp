@@ -13,7 +13,9 @@ namespace ch08 {
 /// column-major K x N with ld K) is passed transposed, A (stored M x K: column-major K x M) as it is.
 /// One handle per process; the work is put on @p stream. Needs an NVIDIA GPU (the CPU emulator has no
 /// stand-in: the graders call it only where speed is measured).
+/// @p ld: the row length of A and B (stored M x K and N x K) when it is not K (0): a product over the first
+/// K of longer rows.
 void cublas_hgemm(int M, int N, int K, float alpha, const void* A, const void* B, Dtype dtype, float beta, float* C,
-                  cudaStream_t stream);
+                  cudaStream_t stream, int ld = 0);
 
 }   // namespace ch08

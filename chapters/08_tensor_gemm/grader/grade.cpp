@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -57,63 +58,50 @@ const Case kCases[] = {
     {24, 40, 48, 1.0f, 0.0f, -12},    // fp16 subnormal inputs
 };
 
-/// A wrong @p report whose results, taken back through alpha and beta, are fp16 (or bf16) sums: the
-/// accumulators were narrow, which the contract forbids (fp32 accumulation). Names that in the report.
-void name_narrow_accumulator(wb::CompareReport& report, const std::vector<double>& expected,
-                             const std::vector<float>& got, const wb::Tolerance& tolerance, const Case& c,
-                             const std::vector<float>& c_before)
-{
-    if (report.ok) return;
-    const std::string cause = wb::narrow_accumulator_cause(expected, got, tolerance, c.alpha, c.beta, c_before);
-    if (!cause.empty()) wb::replace_likely_cause(report, cause);
-}
+/// C = alpha' * A * B + beta' * C0 computed another way: over the first @p k of the K products, with
+/// @p alpha and @p beta, the 16-bit inputs decoded as @p read_as; C0 as the case has it.
+using Product = std::function<std::vector<double>(int k, float alpha, float beta, ch08::Dtype read_as)>;
 
-/// What a wrong kernel most likely computed instead, for a small case @p c whose @p report failed (the
-/// hypotheses of wb::matching_hypothesis, each the float64 reference of another computation): beta * C
-/// left out, alpha left out, alpha applied to beta * C too, the partial K tile at the end dropped, the
-/// 16-bit inputs decoded as the other type (bf16 bits read as fp16, or the reverse). Then an fp16 or bf16
-/// accumulator (name_narrow_accumulator). The first cause found becomes the report's likely cause.
-void name_likely_computation(wb::CompareReport& report, const Case& c, ch08::Dtype dtype, const std::vector<float>& A,
-                             const std::vector<float>& B, const std::vector<float>& C, const std::vector<float>& got,
-                             const std::vector<double>& expected, const wb::Tolerance& tolerance)
+/// What a wrong kernel most often computes instead of the case @p c, in the order tried
+/// (wb::matching_hypothesis): beta * C left out, alpha left out, alpha applied to beta * C too, the partial
+/// K tile at the end dropped (to a multiple of 16 to 128, or, with @p with_no_k, every product), the
+/// inputs' bits read as the other 16-bit type. Each is one call of @p product, made only when needed.
+std::vector<wb::Hypothesis> gemm_hypotheses(const Case& c, ch08::Dtype dtype, const Product& product, bool with_no_k)
 {
-    if (report.ok) return;
-    auto reference = [&c, &C](int K, float alpha, float beta, const std::vector<float>& a,
-                              const std::vector<float>& b) {
-        return [=, &c, &C] { return ch08::gemm_reference(c.M, c.N, K, alpha, a, b, beta, C).c; };
+    auto run = [product](int k, float alpha, float beta, ch08::Dtype read_as) {
+        return [=] { return product(k, alpha, beta, read_as); };
     };
     std::vector<wb::Hypothesis> hypotheses;
-    if (c.beta != 0.0f) {
-        hypotheses.push_back(
-            {"the results are alpha * A * B: beta * C is left out. The contract is C = alpha * A * B "
-             "+ beta * C; with beta != 0, read C and add beta times it.",
-             reference(c.K, c.alpha, 0.0f, A, B)});
-    }
+    if (c.beta != 0.0f)
+        hypotheses.push_back({wb::gemm_slip_cause(wb::GemmSlip::beta_left_out), run(c.K, c.alpha, 0.0f, dtype)});
     if (c.alpha != 1.0f) {
-        hypotheses.push_back({"the results are A * B + beta * C: alpha is left out. Multiply the sum by alpha.",
-                              reference(c.K, 1.0f, c.beta, A, B)});
+        hypotheses.push_back({wb::gemm_slip_cause(wb::GemmSlip::alpha_left_out), run(c.K, 1.0f, c.beta, dtype)});
         if (c.beta != 0.0f) {
             hypotheses.push_back(
-                {"the results are alpha * (A * B + beta * C): alpha scales beta * C too. The "
-                 "contract is alpha * (A * B) + beta * C.",
-                 reference(c.K, c.alpha, c.alpha * c.beta, A, B)});
+                {wb::gemm_slip_cause(wb::GemmSlip::alpha_scales_c), run(c.K, c.alpha, c.alpha * c.beta, dtype)});
         }
     }
-    for (const int k : wb::k_without_tail(c.K)) {   // A and B (stored N x K) both K-contiguous
-        hypotheses.push_back(
-            {wb::k_tail_dropped_cause(c.K, k),
-             reference(k, c.alpha, c.beta, wb::leading_columns(A, c.M, c.K, k), wb::leading_columns(B, c.N, c.K, k))});
+    for (const int k : wb::k_without_tail(c.K)) {
+        if (k > 0 || with_no_k)
+            hypotheses.push_back({wb::k_tail_dropped_cause(c.K, k), run(k, c.alpha, c.beta, dtype)});
     }
     const ch08::Dtype other = dtype == ch08::Dtype::f16 ? ch08::Dtype::bf16 : ch08::Dtype::f16;
-    auto reread = [&](const std::vector<float>& values) {
-        return ch08::decode_all(ch08::encode_all(values, dtype), other);
-    };
     hypotheses.push_back({std::string("the results are those of A and B read as ") + ch08::dtype_name(other) +
                               ": the kernel takes the " + ch08::dtype_name(dtype) + " bits for " +
                               ch08::dtype_name(other) +
                               " ones. Instantiate the kernel for the type that dtype names "
                               "(__half for fp16, __nv_bfloat16 for bf16).",
-                          reference(c.K, c.alpha, c.beta, reread(A), reread(B))});
+                          run(c.K, c.alpha, c.beta, other)});
+    return hypotheses;
+}
+
+/// A wrong @p report: the first of @p hypotheses that the results match, else an fp16 or bf16 accumulator
+/// seen through the epilogue (wb::narrow_accumulator_cause), becomes its likely cause.
+void name_likely_computation(wb::CompareReport& report, const std::vector<wb::Hypothesis>& hypotheses, const Case& c,
+                             const std::vector<float>& C, const std::vector<float>& got,
+                             const std::vector<double>& expected, const wb::Tolerance& tolerance)
+{
+    if (report.ok) return;
     std::string cause = wb::matching_hypothesis(expected, got, tolerance, hypotheses);
     if (cause.empty()) cause = wb::narrow_accumulator_cause(expected, got, tolerance, c.alpha, c.beta, C);
     if (!cause.empty()) wb::replace_likely_cause(report, cause);
@@ -135,7 +123,16 @@ void check_case(wb::Stage& stage, Hgemm hgemm, const Case& c, ch08::Dtype dtype,
     std::vector<float> got = dC.download();
     if (c.beta != 0.0f) wb::mark_unwritten(got, C, ref.c, tolerance);
     wb::CompareReport report = wb::compare(ref.c, got, tolerance, wb::Layout::matrix(c.M, c.N));
-    name_likely_computation(report, c, dtype, A, B, C, got, ref.c, tolerance);
+    if (!report.ok) {   // the float64 reference of other computations, from the same inputs
+        const Product product = [&](int k, float alpha, float beta, ch08::Dtype read_as) {
+            auto operand = [&](const std::vector<float>& values, int rows) {
+                const std::vector<float> read = ch08::decode_all(ch08::encode_all(values, dtype), read_as);
+                return wb::leading_columns(read, rows, c.K, k);
+            };
+            return ch08::gemm_reference(c.M, c.N, k, alpha, operand(A, c.M), operand(B, c.N), beta, C).c;
+        };
+        name_likely_computation(report, gemm_hypotheses(c, dtype, product, true), c, C, got, ref.c, tolerance);
+    }
     if (c.beta == 0.0f) {
         report = wb::diagnose_beta_zero(report, got, ref.c, C, [&] {
             dC.upload(C);
@@ -185,7 +182,17 @@ void check_against_cublas(wb::Stage& stage, Hgemm hgemm, const Case& c, ch08::Dt
     std::vector<float> got = dC.download();
     if (c.beta != 0.0f) wb::mark_unwritten(got, C, expected, tolerance);
     wb::CompareReport report = wb::compare(expected, got, tolerance, wb::Layout::matrix(c.M, c.N));
-    name_narrow_accumulator(report, expected, got, tolerance, c, C);
+    if (!report.ok) {   // other computations, by cuBLAS on the same device inputs
+        const Product product = [&](int k, float alpha, float beta, ch08::Dtype read_as) {
+            wb::DeviceBuffer<float> out(C);
+            ch08::cublas_hgemm(c.M, c.N, k, alpha, dA.data(), dB.data(), read_as, beta, out.data(), stage.stream(),
+                               c.K);
+            WB_CUDA_CHECK(cudaStreamSynchronize(stage.stream()));
+            const std::vector<float> values = out.download();
+            return std::vector<double>(values.begin(), values.end());
+        };
+        name_likely_computation(report, gemm_hypotheses(c, dtype, product, false), c, C, got, expected, tolerance);
+    }
     if (c.beta == 0.0f) {
         report = wb::diagnose_beta_zero(report, got, expected, C, [&] {
             dC.upload(C);
