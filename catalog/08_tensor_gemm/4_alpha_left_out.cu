@@ -107,8 +107,7 @@ __global__ void __launch_bounds__(kThreads)
 #pragma unroll
             for (int e = 0; e < 4; ++e) {
                 const int row = m0 + wm + i * 16 + g + (e / 2) * 8, col = n0 + wn + j * 8 + 2 * t + e % 2;
-                if (row < M && col < N)
-                {
+                if (row < M && col < N) {
                     float* c = C + static_cast<std::int64_t>(row) * N + col;
                     *c = beta == 0.0f ? acc[i][j][e] : acc[i][j][e] + beta * *c;   // the bug: no alpha
                 }
