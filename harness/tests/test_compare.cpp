@@ -1,13 +1,11 @@
 // Tests of the comparison and diagnosis logic: no GPU needed.
 #include "harness/catch.hpp"
 #include "harness/compare.hpp"
-#include "harness/random.hpp"
 
 #include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <string>
 
@@ -267,67 +265,6 @@ TEST_CASE("results that went through a __half are called a half-precision accumu
     CHECK_FALSE(contains(wb::compare(expected, halves, wb::Tolerance::ulps(2)).message, "accumulate in float"));
 }
 
-TEST_CASE("a GEMM's fp16 accumulator is seen through alpha and beta", "[compare]")
-{
-    const float alpha = 1.25f, beta = -0.5f;
-    wb::Rng rng(11);
-    std::vector<double> expected;
-    std::vector<float> got, got_right_but_off, c_before;
-    for (int i = 0; i < 40; ++i) {
-        const double acc = rng.uniform(-3.f, 3.f);   // a sum of products: not an fp16 value
-        const float c0 = rng.uniform(-1.f, 1.f);
-        const float acc_half = __half2float(__float2half(static_cast<float>(acc)));
-        c_before.push_back(c0);
-        expected.push_back(alpha * acc + static_cast<double>(beta) * c0);
-        got.push_back(std::fma(alpha, acc_half, beta * c0));   // the epilogue in float, after an fp16 sum
-        got_right_but_off.push_back(std::fma(alpha, static_cast<float>(acc * (1 + 1e-3)), beta * c0));
-    }
-    const wb::Tolerance tight{1e-6, 1e-6};
-    CHECK(contains(wb::narrow_accumulator_cause(expected, got, tight, alpha, beta, c_before), "fp16 numbers"));
-    CHECK(contains(wb::narrow_accumulator_cause(expected, got, tight, alpha, beta, c_before), "accumulate in float"));
-    // Wrong by as much, but not through an fp16 variable: no evidence.
-    CHECK(wb::narrow_accumulator_cause(expected, got_right_but_off, tight, alpha, beta, c_before).empty());
-    // beta = 0: C_before (NaN, the poison) is not read.
-    std::vector<double> expected0;
-    std::vector<float> got0, nan_c(40, std::nanf(""));
-    for (int i = 0; i < 40; ++i) {
-        const double acc = rng.uniform(-3.f, 3.f);
-        expected0.push_back(alpha * acc);
-        got0.push_back(alpha * __half2float(__float2half(static_cast<float>(acc))));
-    }
-    CHECK(contains(wb::narrow_accumulator_cause(expected0, got0, tight, alpha, 0.0f, nan_c), "fp16 numbers"));
-    // bfloat16 sums are named as such.
-    std::vector<float> got_bf16;
-    for (std::size_t i = 0; i < expected0.size(); ++i)
-        got_bf16.push_back(alpha * __bfloat162float(__float2bfloat16(static_cast<float>(expected0[i] / alpha))));
-    CHECK(contains(wb::narrow_accumulator_cause(expected0, got_bf16, tight, alpha, 0.0f, nan_c), "bfloat16 numbers"));
-}
-
-TEST_CASE("inputs rounded to fp16, TF32 or bfloat16 keep the significant bits those types hold", "[compare]")
-{
-    // 1 + 2^-11 + 2^-20: 11 significant bits round it up to 1 + 2^-10 (nearest) or down to 1 (dropped).
-    const float x = 1.0f + std::ldexp(1.0f, -11) + std::ldexp(1.0f, -20);
-    CHECK(wb::round_significand(x, 11, true) == 1.0f + std::ldexp(1.0f, -10));
-    CHECK(wb::round_significand(x, 11, false) == 1.0f);
-    CHECK(wb::round_significand(-x, 11, true) == -(1.0f + std::ldexp(1.0f, -10)));
-    // Nearest to 11 bits is what __half holds (away from ties), and 8 bits what __nv_bfloat16 holds.
-    wb::Rng rng(5);
-    for (int i = 0; i < 1000; ++i) {
-        const float v = rng.uniform(-1.f, 1.f);
-        if (std::fabs(v) < 1e-4f) continue;   // fp16 subnormals keep fewer bits
-        std::uint32_t bits;
-        std::memcpy(&bits, &v, sizeof bits);
-        // Exact ties (1 value in 8192, 1 in 65536) go away from zero here, to even in __half and bfloat16.
-        if ((bits & 0x1fffu) != 0x1000u) CHECK(wb::round_significand(v, 11, true) == __half2float(__float2half(v)));
-        if ((bits & 0xffffu) != 0x8000u)
-            CHECK(wb::round_significand(v, 8, true) == __bfloat162float(__float2bfloat16(v)));
-    }
-    CHECK(wb::round_significand(INFINITY, 11, true) == INFINITY);
-    const std::string cause = wb::rounded_inputs_cause(wb::float_input_roundings().front(), "A and B");
-    CHECK(contains(cause, "the results are those of A and B rounded to 11 significant bits"));
-    CHECK(contains(cause, "TF32 off"));
-}
-
 TEST_CASE("a wrong result is named after the computation it matches", "[compare]")
 {
     const std::vector<double> expected = {1.0, 2.0, 3.0, 4.0};
@@ -353,19 +290,6 @@ TEST_CASE("a wrong result is named after the computation it matches", "[compare]
     CHECK(wb::matching_hypothesis(expected, {1, 2, 3, 4}, wb::Tolerance::exact(), hypotheses).empty());
     CHECK(wb::matching_hypothesis(expected, std::vector<float>(4, std::nanf("")), wb::Tolerance::exact(), hypotheses)
               .empty());
-}
-
-TEST_CASE("a GEMM that drops its K tail stops at a multiple of its tile", "[compare]")
-{
-    CHECK(wb::k_without_tail(65) == std::vector<int>{64, 0});
-    CHECK(wb::k_without_tail(24) == std::vector<int>{16, 0});
-    CHECK(wb::k_without_tail(264) == std::vector<int>{256});
-    CHECK(wb::k_without_tail(256).empty());
-    CHECK(contains(wb::k_tail_dropped_cause(65, 64), "the first 64 of the K = 65 products"));
-    CHECK(contains(wb::k_tail_dropped_cause(65, 64), "drops the 1 product after it"));
-    CHECK(contains(wb::k_tail_dropped_cause(24, 0), "beta * C alone"));
-    const std::vector<int> m = {1, 2, 3, 4, 5, 6};   // 2 x 3
-    CHECK(wb::leading_columns(m, 2, 3, 2) == std::vector<int>{1, 2, 4, 5});
 }
 
 TEST_CASE("a guard value read past the end of an input is named; other large errors are not", "[compare]")

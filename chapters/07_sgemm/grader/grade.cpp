@@ -6,6 +6,7 @@
 #include "07_sgemm/grader/baselines.hpp"
 #include "07_sgemm/grader/reference.hpp"
 #include "harness/emulated_profile.hpp"
+#include "harness/gemm_diagnosis.hpp"
 #include "harness/output_contract.hpp"
 #include "harness/past_int_range.hpp"
 
@@ -95,37 +96,23 @@ using Product = std::function<std::vector<double>(int k, float alpha, float beta
                                                   const wb::InputRounding* round_b)>;
 
 /// What a wrong kernel most often computes instead of the case @p c, in the order tried
-/// (wb::matching_hypothesis): beta * C left out, alpha left out, alpha applied to beta * C too, the partial
-/// K tile at the end dropped (to a multiple of 4 to 128, or, with @p with_roundings, every product), and
-/// with @p with_roundings A, B or both rounded to fewer significant bits (wb::float_input_roundings:
+/// (wb::matching_hypothesis): the hypotheses every GEMM grader tries (wb::gemm_hypotheses: beta * C or alpha
+/// left out, alpha applied to beta * C, the K tail dropped, or with @p with_roundings every product), then,
+/// with @p with_roundings, A, B or both rounded to fewer significant bits (wb::float_input_roundings:
 /// __half or __nv_bfloat16 tiles, TF32 tensor cores). Each is one call of @p product, made only when needed.
-std::vector<wb::Hypothesis> gemm_hypotheses(const Case& c, const Product& product, bool with_roundings)
+std::vector<wb::Hypothesis> sgemm_hypotheses(const Case& c, const Product& product, bool with_roundings)
 {
-    auto run = [product](int k, float alpha, float beta, const wb::InputRounding* a, const wb::InputRounding* b) {
-        return [=] { return product(k, alpha, beta, a, b); };
-    };
-    std::vector<wb::Hypothesis> hypotheses;
-    if (c.beta != 0.0f) {
-        hypotheses.push_back(
-            {wb::gemm_slip_cause(wb::GemmSlip::beta_left_out), run(c.K, c.alpha, 0.0f, nullptr, nullptr)});
-    }
-    if (c.alpha != 1.0f) {
-        hypotheses.push_back(
-            {wb::gemm_slip_cause(wb::GemmSlip::alpha_left_out), run(c.K, 1.0f, c.beta, nullptr, nullptr)});
-        if (c.beta != 0.0f) {
-            hypotheses.push_back({wb::gemm_slip_cause(wb::GemmSlip::alpha_scales_c),
-                                  run(c.K, c.alpha, c.alpha * c.beta, nullptr, nullptr)});
-        }
-    }
-    for (const int k : wb::k_without_tail(c.K)) {
-        if (k > 0 || with_roundings)
-            hypotheses.push_back({wb::k_tail_dropped_cause(c.K, k), run(k, c.alpha, c.beta, nullptr, nullptr)});
-    }
+    std::vector<wb::Hypothesis> hypotheses = wb::gemm_hypotheses(
+        c.K, c.alpha, c.beta, with_roundings,
+        [product](int k, float alpha, float beta) { return product(k, alpha, beta, nullptr, nullptr); });
     if (!with_roundings) return hypotheses;
+    auto run = [product, &c](const wb::InputRounding* a, const wb::InputRounding* b) {
+        return [=, &c] { return product(c.K, c.alpha, c.beta, a, b); };
+    };
     for (const wb::InputRounding& r : wb::float_input_roundings()) {
-        hypotheses.push_back({wb::rounded_inputs_cause(r, "A and B"), run(c.K, c.alpha, c.beta, &r, &r)});
-        hypotheses.push_back({wb::rounded_inputs_cause(r, "A"), run(c.K, c.alpha, c.beta, &r, nullptr)});
-        hypotheses.push_back({wb::rounded_inputs_cause(r, "B"), run(c.K, c.alpha, c.beta, nullptr, &r)});
+        hypotheses.push_back({wb::rounded_inputs_cause(r, "A and B"), run(&r, &r)});
+        hypotheses.push_back({wb::rounded_inputs_cause(r, "A"), run(&r, nullptr)});
+        hypotheses.push_back({wb::rounded_inputs_cause(r, "B"), run(nullptr, &r)});
     }
     return hypotheses;
 }
@@ -171,7 +158,7 @@ void check_small(wb::Stage& stage, Sgemm sgemm)
                     rounded(std::vector<float>(B.begin(), B.begin() + static_cast<std::ptrdiff_t>(k) * c.N), round_b);
                 return ch07::gemm_reference(c.M, c.N, k, alpha, a, b, beta, C).c;
             };
-            name_likely_computation(report, gemm_hypotheses(c, product, true), got, ref.c, tolerance);
+            name_likely_computation(report, sgemm_hypotheses(c, product, true), got, ref.c, tolerance);
         }
         if (c.beta == 0.0f) {
             report = wb::diagnose_beta_zero(report, got, ref.c, C, [&] {
@@ -224,7 +211,7 @@ void check_against_cublas(wb::Stage& stage, Sgemm sgemm, const Case& c, std::uin
             const std::vector<float> values = out.download();
             return std::vector<double>(values.begin(), values.end());
         };
-        name_likely_computation(report, gemm_hypotheses(c, product, false), got, expected, tolerance);
+        name_likely_computation(report, sgemm_hypotheses(c, product, false), got, expected, tolerance);
     }
     if (c.beta == 0.0f && !report.ok) {
         const std::vector<float> finite_c(static_cast<std::size_t>(mn), 0.25f);   // any finite value will do

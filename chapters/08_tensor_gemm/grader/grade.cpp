@@ -9,6 +9,7 @@
 #include "08_tensor_gemm/grader/baselines.hpp"
 #include "08_tensor_gemm/grader/reference.hpp"
 #include "harness/emulated_profile.hpp"
+#include "harness/gemm_diagnosis.hpp"
 #include "harness/output_contract.hpp"
 #include "harness/past_int_range.hpp"
 #include "harness/device.hpp"
@@ -63,35 +64,21 @@ const Case kCases[] = {
 using Product = std::function<std::vector<double>(int k, float alpha, float beta, ch08::Dtype read_as)>;
 
 /// What a wrong kernel most often computes instead of the case @p c, in the order tried
-/// (wb::matching_hypothesis): beta * C left out, alpha left out, alpha applied to beta * C too, the partial
-/// K tile at the end dropped (to a multiple of 16 to 128, or, with @p with_no_k, every product), the
+/// (wb::matching_hypothesis): the hypotheses every GEMM grader tries (wb::gemm_hypotheses: beta * C or alpha
+/// left out, alpha applied to beta * C, the K tail dropped, with @p with_no_k every product), then the
 /// inputs' bits read as the other 16-bit type. Each is one call of @p product, made only when needed.
-std::vector<wb::Hypothesis> gemm_hypotheses(const Case& c, ch08::Dtype dtype, const Product& product, bool with_no_k)
+std::vector<wb::Hypothesis> hgemm_hypotheses(const Case& c, ch08::Dtype dtype, const Product& product, bool with_no_k)
 {
-    auto run = [product](int k, float alpha, float beta, ch08::Dtype read_as) {
-        return [=] { return product(k, alpha, beta, read_as); };
-    };
-    std::vector<wb::Hypothesis> hypotheses;
-    if (c.beta != 0.0f)
-        hypotheses.push_back({wb::gemm_slip_cause(wb::GemmSlip::beta_left_out), run(c.K, c.alpha, 0.0f, dtype)});
-    if (c.alpha != 1.0f) {
-        hypotheses.push_back({wb::gemm_slip_cause(wb::GemmSlip::alpha_left_out), run(c.K, 1.0f, c.beta, dtype)});
-        if (c.beta != 0.0f) {
-            hypotheses.push_back(
-                {wb::gemm_slip_cause(wb::GemmSlip::alpha_scales_c), run(c.K, c.alpha, c.alpha * c.beta, dtype)});
-        }
-    }
-    for (const int k : wb::k_without_tail(c.K)) {
-        if (k > 0 || with_no_k)
-            hypotheses.push_back({wb::k_tail_dropped_cause(c.K, k), run(k, c.alpha, c.beta, dtype)});
-    }
+    std::vector<wb::Hypothesis> hypotheses = wb::gemm_hypotheses(
+        c.K, c.alpha, c.beta, with_no_k,
+        [product, dtype](int k, float alpha, float beta) { return product(k, alpha, beta, dtype); });
     const ch08::Dtype other = dtype == ch08::Dtype::f16 ? ch08::Dtype::bf16 : ch08::Dtype::f16;
     hypotheses.push_back({std::string("the results are those of A and B read as ") + ch08::dtype_name(other) +
                               ": the kernel takes the " + ch08::dtype_name(dtype) + " bits for " +
                               ch08::dtype_name(other) +
                               " ones. Instantiate the kernel for the type that dtype names "
                               "(__half for fp16, __nv_bfloat16 for bf16).",
-                          run(c.K, c.alpha, c.beta, other)});
+                          [product, &c, other] { return product(c.K, c.alpha, c.beta, other); }});
     return hypotheses;
 }
 
@@ -131,7 +118,7 @@ void check_case(wb::Stage& stage, Hgemm hgemm, const Case& c, ch08::Dtype dtype,
             };
             return ch08::gemm_reference(c.M, c.N, k, alpha, operand(A, c.M), operand(B, c.N), beta, C).c;
         };
-        name_likely_computation(report, gemm_hypotheses(c, dtype, product, true), c, C, got, ref.c, tolerance);
+        name_likely_computation(report, hgemm_hypotheses(c, dtype, product, true), c, C, got, ref.c, tolerance);
     }
     if (c.beta == 0.0f) {
         report = wb::diagnose_beta_zero(report, got, ref.c, C, [&] {
@@ -191,7 +178,7 @@ void check_against_cublas(wb::Stage& stage, Hgemm hgemm, const Case& c, ch08::Dt
             const std::vector<float> values = out.download();
             return std::vector<double>(values.begin(), values.end());
         };
-        name_likely_computation(report, gemm_hypotheses(c, dtype, product, false), c, C, got, expected, tolerance);
+        name_likely_computation(report, hgemm_hypotheses(c, dtype, product, false), c, C, got, expected, tolerance);
     }
     if (c.beta == 0.0f) {
         report = wb::diagnose_beta_zero(report, got, expected, C, [&] {
