@@ -97,15 +97,16 @@ using Product = std::function<std::vector<double>(int k, float alpha, float beta
 
 /// What a wrong kernel most often computes instead of the case @p c, in the order tried
 /// (wb::matching_hypothesis): the hypotheses every GEMM grader tries (wb::gemm_hypotheses: beta * C or alpha
-/// left out, alpha applied to beta * C, the K tail dropped, or with @p with_roundings every product), then,
-/// with @p with_roundings, A, B or both rounded to fewer significant bits (wb::float_input_roundings:
-/// __half or __nv_bfloat16 tiles, TF32 tensor cores). Each is one call of @p product, made only when needed.
-std::vector<wb::Hypothesis> sgemm_hypotheses(const Case& c, const Product& product, bool with_roundings)
+/// left out, alpha applied to beta * C, the K tail dropped), then A, B or both rounded to fewer significant
+/// bits (wb::float_input_roundings: __half or __nv_bfloat16 tiles, TF32 tensor cores). @p by_reference: the
+/// product is the float64 reference, which can round its inputs and stop before the first product; cuBLAS
+/// (false) is asked only for the others. Each is one call of @p product, made only when needed.
+std::vector<wb::Hypothesis> sgemm_hypotheses(const Case& c, const Product& product, bool by_reference)
 {
     std::vector<wb::Hypothesis> hypotheses = wb::gemm_hypotheses(
-        c.K, c.alpha, c.beta, with_roundings,
+        c.K, c.alpha, c.beta, by_reference,
         [product](int k, float alpha, float beta) { return product(k, alpha, beta, nullptr, nullptr); });
-    if (!with_roundings) return hypotheses;
+    if (!by_reference) return hypotheses;
     auto run = [product, &c](const wb::InputRounding* a, const wb::InputRounding* b) {
         return [=, &c] { return product(c.K, c.alpha, c.beta, a, b); };
     };
