@@ -39,13 +39,16 @@ const char* const kSpecialRows[] = {
     "huge values: +-FLT_MAX or +-1e30, the maximum twice",
     "every value far below zero, in [-120, -100)",
     "every value near -1e30 (-6e4 in fp16), the maximum twice",
+    "every value within 0.05% of -FLT_MAX (fp16: in [-65504, -65024]), the maximum twice",
     "-inf mixed with finite values (every odd column -inf)",
 };
-constexpr int64_t kSpecial = 8;
+constexpr int64_t kSpecial = 9;
 
 /// The first special row whose values are all far below zero: every row from here on is lost by a
 /// maximum that starts at 0 or is never subtracted (every exp underflows to 0, and 0 / 0 is NaN).
 constexpr int64_t kFirstNegativeRow = 5;
+/// The special row whose values are all below any finite start a maximum is given in place of -inf.
+constexpr int64_t kLowestRow = 7;
 
 enum class Kind { softmax, log_softmax };
 
@@ -79,8 +82,15 @@ std::vector<T> make_input(int64_t rows, int64_t cols, Kind kind, wb::Rng& rng)
     for (int64_t c = 0; c < cols; ++c) row(6)[c] = low * rng.uniform(1.f, is_half ? 1.09f : 2.f);
     row(6)[0] = low;
     row(6)[cols - 1] = low;
-    // Row 7: -inf in every odd column, ordinary values in the others (column 0 is always finite).
-    for (int64_t c = 1; c < cols; c += 2) row(7)[c] = -INFINITY;
+    // Row 7: every value just above the most negative finite value, the maximum in the first and the last
+    // column: below -1e30, -1e38 and -3.4e38, which some kernels start their maximum at in place of -inf.
+    const float lowest = is_half ? -65504.f : -FLT_MAX;
+    const float span = is_half ? 480.f : FLT_MAX * 5e-4f;   // -65504 + 480 = -65024 is an fp16 value
+    for (int64_t c = 0; c < cols; ++c) row(7)[c] = lowest + span * rng.uniform(0.f, 1.f);
+    row(7)[0] = lowest + span;
+    row(7)[cols - 1] = lowest + span;
+    // Row 8: -inf in every odd column, ordinary values in the others (column 0 is always finite).
+    for (int64_t c = 1; c < cols; c += 2) row(8)[c] = -INFINITY;
     return wb::convert_from_float<T>(x);
 }
 
@@ -102,6 +112,11 @@ std::string describe_row(const wb::CompareReport& report, int64_t cols)
 {
     if (report.ok || report.first_bad < 0 || report.untouched > 0) return "";
     const int64_t r = report.first_bad / cols;
+    if (r == kLowestRow) {
+        return "\n  row " + std::to_string(r) + " is the special row: " + kSpecialRows[r] +
+               ". Every value of this row is below a finite start of the maximum such as -1e30 or -3e38, so "
+               "every exp(x - max) underflows to 0 and 0 / 0 is NaN: start the maximum at -INFINITY.";
+    }
     if (r >= kFirstNegativeRow && r < kSpecial - 1) {
         return "\n  row " + std::to_string(r) + " is the special row: " + kSpecialRows[r] +
                ". Every exp(x) of this row underflows to 0 unless the row maximum is subtracted first, and 0 / 0 "
