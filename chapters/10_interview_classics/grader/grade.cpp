@@ -323,6 +323,18 @@ std::vector<SoftmaxCase> softmax_cases()
         x[4096] = -1e30f;
         cases.push_back({"n = 4097, every value near -1e30, the maximum twice", std::move(x), false, subtract_max});
     }
+    {
+        // Below -1e30, -1e38 and -3.4e38, the finite starts some kernels give the maximum in place of -inf.
+        const float span = FLT_MAX * 5e-4f;
+        auto x = wb::uniform_floats(4097, 0.f, 1.f, rng);
+        for (float& v : x) v = -FLT_MAX + span * v;
+        x[0] = -FLT_MAX + span;
+        x[4096] = -FLT_MAX + span;
+        cases.push_back({"n = 4097, every value within 0.05% of -FLT_MAX, the maximum twice", std::move(x), false,
+                         "every value is below a finite start of the maximum such as -1e30 or -3e38, so every "
+                         "exp(x - max) underflows to 0 and 0 / 0 is NaN: start the maximum at -INFINITY (or at "
+                         "-FLT_MAX, which no finite value lies below)."});
+    }
     cases.push_back({"n = 4097, values near 1e4 (exp overflows unless the maximum is subtracted)",
                      wb::uniform_floats(4097, 9980.f, 1e4f, rng), false,
                      "exp(1e4) is inf in float: subtract the maximum before the exponential."});
