@@ -72,7 +72,10 @@ option(WORKBOOK_EMU_CHECK_REFERENCES "CPU backend: the access checks for the ref
 # keeps a vector load that is then used lane by lane (`float2 v = *p; a = v.x; b = v.y;`) one 8- or
 # 16-byte access, as nvcc emits it, instead of separate 4-byte loads: the memory-behaviour counters
 # (emu/profile.hpp) see the access width the GPU sees.
-set(WORKBOOK_EMU_CHECK_FLAGS "-fsanitize=thread;--param=tsan-instrument-func-entry-exit=0;-fno-tree-sra;-g1;-Wno-tsan")
+# -fsanitize=bounds with traps (no sanitizer runtime either): an index past the end of an array whose size
+# is known at compile time (a local array, a __shared__ tile) stops the kernel with SIGILL, which the
+# emulator reports with the line. A GPU gives no error for these: the access lands on a neighbour.
+set(WORKBOOK_EMU_CHECK_FLAGS "-fsanitize=thread;--param=tsan-instrument-func-entry-exit=0;-fsanitize=bounds;-fsanitize-undefined-trap-on-error;-fno-tree-sra;-g1;-Wno-tsan")
 
 # workbook_emulated_target(<target> [REFERENCE]): REFERENCE marks code known to be right (the reference
 # solutions, library baselines). It is compiled without the access checks, which make kernels about

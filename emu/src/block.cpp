@@ -1412,7 +1412,14 @@ std::string BlockRun::crash_report(int signal_number, const void* fault_address)
     } else if (signal_number == SIGABRT) {
         cause = "an abort: a failed assert() in the kernel, or an error inside the emulator";
     } else if (signal_number == SIGILL || signal_number == SIGTRAP) {
-        cause = "an illegal instruction (__builtin_trap(), or code the compiler proved unreachable was reached)";
+        // Kernel code is compiled with -fsanitize=bounds and traps (cmake/WorkbookBackend.cmake): si_addr is
+        // the trapping instruction itself, so one byte on is inside it for the line lookup.
+        cause =
+            "an index outside an array whose size the compiler knows (a local or __shared__ array read or "
+            "written past its end, e.g. a loop bound one too far: a GPU would read or overwrite whatever "
+            "lies beside it)" +
+            at_line(static_cast<const char*>(fault_address) + 1) +
+            "; or a __builtin_trap(), or code the compiler proved unreachable";
     } else if (stacks_.in_guard(fault_address)) {
         cause =
             "a stack overflow: this thread's local variables need more than 128 KiB (a large local array?) "
