@@ -492,15 +492,37 @@ std::string matching_hypothesis(const std::vector<double>& expected, const std::
             wrong.push_back(i);
     }
     if (wrong.empty()) return "";
+    // Two hypotheses can both match when their results are small next to the tolerance (fp16 bits read as
+    // bf16 give products near 1e-6, which also pass for "no product at all" = 0). A match is therefore only
+    // final when it is exact, within a hundredth of the tolerance at every wrong element; otherwise the
+    // later hypotheses are tried too and the closest match is named.
+    const Tolerance exact{tolerance.abs / 100, tolerance.rel / 100};
+    std::string closest;
+    std::size_t closest_matched = 0;
+    double closest_distance = 0.0;
     for (const Hypothesis& hypothesis : hypotheses) {
         const std::vector<double> results = hypothesis.results();
         if (results.size() != got.size()) continue;
         std::size_t matched = 0;
-        for (const std::size_t i : wrong)
-            matched += std::isfinite(results[i]) && within_tolerance(results[i], got[i], tolerance);
-        if (10 * matched >= 9 * wrong.size()) return hypothesis.cause;
+        bool is_exact = true;
+        double distance = 0.0;
+        for (const std::size_t i : wrong) {
+            const bool close = std::isfinite(results[i]) && within_tolerance(results[i], got[i], tolerance);
+            matched += close;
+            is_exact = is_exact && close && within_tolerance(results[i], got[i], exact);
+            distance += close ? std::fabs(results[i] - got[i]) : 0.0;
+        }
+        if (10 * matched < 9 * wrong.size()) continue;
+        // Closest: more wrong elements explained, then a smaller sum of the differences at them.
+        if (closest.empty() || matched > closest_matched ||
+            (matched == closest_matched && distance < closest_distance)) {
+            closest = hypothesis.cause;
+            closest_matched = matched;
+            closest_distance = distance;
+        }
+        if (is_exact) break;
     }
-    return "";
+    return closest;
 }
 
 std::vector<double> round_to_float(const std::vector<double>& values)

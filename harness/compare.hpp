@@ -162,10 +162,11 @@ struct Hypothesis {
     std::function<std::vector<double>()> results;
 };
 
-/// The cause of the first of @p hypotheses whose results match @p got (within @p tolerance) at 9 in 10 of
-/// the elements where @p got is wrong (finite ones, at least one): what the kernel most likely computed
-/// instead. Hypotheses are tried in order, and each one's results are computed only if the ones before
-/// did not match. Empty when none does.
+/// What the kernel most likely computed instead: the cause of the hypothesis whose results match @p got
+/// (within @p tolerance) at 9 in 10 of the elements where @p got is wrong (finite ones, at least one).
+/// Hypotheses are tried in order, and each one's results are computed only when no hypothesis before it
+/// matched exactly (within a hundredth of the tolerance at every wrong element); of several that match,
+/// the closest is named. Empty when none matches.
 std::string matching_hypothesis(const std::vector<double>& expected, const std::vector<float>& got,
                                 const Tolerance& tolerance, const std::vector<Hypothesis>& hypotheses);
 

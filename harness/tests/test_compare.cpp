@@ -292,6 +292,34 @@ TEST_CASE("a wrong result is named after the computation it matches", "[compare]
               .empty());
 }
 
+TEST_CASE("of two hypotheses that both pass the tolerance, the closer one is named", "[compare]")
+{
+    // Expected values near 4, a tolerance of 4e-5 (chapter 8's first case): results near 1e-5 are "0" to
+    // it. A kernel that multiplied fp16 bits as bf16 gives such results, and so would one that added no
+    // product at all.
+    const std::vector<double> expected = {4.0, -3.0, 2.0};
+    const std::vector<float> got = {2e-5f, -3e-5f, 1e-5f};
+    const wb::Tolerance tolerance{4e-5, 0.0};
+    int computed = 0;
+    auto values = [&computed](std::vector<double> v) {
+        return [&computed, v] {
+            ++computed;
+            return v;
+        };
+    };
+    const std::vector<wb::Hypothesis> hypotheses = {
+        {"no product", values({0, 0, 0})},               // within the tolerance, but not exact
+        {"read as bf16", values({2e-5, -3e-5, 1e-5})},   // exact
+        {"never computed", values({2e-5, -3e-5, 1e-5})},
+    };
+    CHECK(wb::matching_hypothesis(expected, got, tolerance, hypotheses) == "read as bf16");
+    CHECK(computed == 2);
+    // A kernel that really added nothing matches the first exactly: the search stops there.
+    computed = 0;
+    CHECK(wb::matching_hypothesis(expected, {0.0f, 0.0f, 0.0f}, tolerance, hypotheses) == "no product");
+    CHECK(computed == 1);
+}
+
 TEST_CASE("a guard value read past the end of an input is named; other large errors are not", "[compare]")
 {
     const std::uint32_t bits = 0xCECECECEu;   // a guard byte of DeviceBuffer
