@@ -23,6 +23,11 @@
 #              shape timed against the library; the result file and its table are copied to $OUT
 #   tensorcheck  the tensor-core primitives (chapters/common/tensor_core.cuh) on this GPU against the
 #              fragment layouts of the PTX ISA that the emulator's tests use (emu/tests/gpu/)
+#   mutate     tools/mutate.py on each chapter with the CUDA backend (its own scratch copy, build/mutate):
+#              MUTATE_OPERATORS (default width: 64-bit integers narrowed to int, which only the GPU's
+#              cases past 2^31 can catch; the other operators are judged as well in emulation) and
+#              MUTATE_STAGE; the survivors are listed in $OUT/mutants-chNN.log. A survivor is not a failure
+#              by itself: it is read, and is either harmless or a gap for a catalog entry.
 # SELFCHECK_SUITES (default harness,solutions,skeletons,catalog) and SELFCHECK_MATCH (a regular expression
 # on catalog entry names) narrow the selfcheck step, e.g. to the solutions and the entries a change concerns.
 # CHAPTERS="1 2" limits every step to those chapters (default: every chapter), e.g. a quick check of
@@ -43,7 +48,7 @@ all_chapters=$([ -z "${CHAPTERS:-}" ] && echo 1 || echo 0)
 suites="${SELFCHECK_SUITES:-harness,solutions,skeletons,catalog}"
 want() { [[ " $steps " == *" $1 "* ]]; }
 for step in $steps; do
-  case $step in build|selfcheck|bench|sanitize|checktime|profile|tune|tensorcheck) ;; *) echo "unknown step '$step': use build, selfcheck, bench, sanitize, checktime, profile, tune or tensorcheck"; exit 2 ;; esac
+  case $step in build|selfcheck|bench|sanitize|checktime|profile|tune|tensorcheck|mutate) ;; *) echo "unknown step '$step': use build, selfcheck, bench, sanitize, checktime, profile, tune, tensorcheck or mutate"; exit 2 ;; esac
 done
 prefix() { printf 'ch%02d' "$1"; }
 {
@@ -190,8 +195,19 @@ step_tensorcheck() {
   tail -n 20 "$out/tensorcheck.log"
 }
 
+step_mutate() {
+  local stage=()
+  [ -n "${MUTATE_STAGE:-}" ] && stage=(--stage "$MUTATE_STAGE")
+  for n in "${chapters[@]}"; do
+    python3 tools/mutate.py --chapter "$n" --backend cuda --operators "${MUTATE_OPERATORS:-width}" "${stage[@]}" \
+      --scratch build/mutate > "$out/mutants-$(prefix "$n").log" 2>&1 || failed=1
+    sed -n '/mutants built/,$p' "$out/mutants-$(prefix "$n").log"
+    cp "build/mutate/mutants-$(prefix "$n").json" "$out/" 2>/dev/null || true
+  done
+}
+
 # In this order, whatever order the steps were given in.
-for step in build selfcheck bench sanitize checktime profile tune tensorcheck; do
+for step in build selfcheck bench sanitize checktime profile tune tensorcheck mutate; do
   want "$step" && "step_$step"
 done
 echo "total: $(( $(date +%s) - start )) s"
