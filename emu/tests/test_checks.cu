@@ -65,14 +65,24 @@ __global__ void reads_unwritten(float* out)
     out[t] = fmaxf(s[t], 0.0f);   // the poison would vanish in a maximum with a large value, not here
 }
 
-/// Reads one element past the end of a shared array.
+/// Reads one element past the end of a shared array, through a pointer (an index into the array itself
+/// is stopped earlier, by the bounds checks: see the next kernel).
 __global__ void reads_past_shared_end(float* out)
 {
     __shared__ float s[kBlock];
     const int t = threadIdx.x;
     s[t] = 1.0f;
     __syncthreads();
-    out[t] = s[t + 1];
+    const float* row = s;
+    out[t] = row[t + 1];
+}
+
+/// Writes one element past the end of a local array: a loop bound one too far.
+__global__ void writes_past_local_end(float* out, int count)
+{
+    float v[4];
+    for (int i = 0; i <= count; ++i) v[i] = static_cast<float>(i);
+    out[threadIdx.x] = v[0] + v[1] + v[2] + v[3];
 }
 
 /// A __syncthreads() that only the threads taking the branch reach, in a loop.
@@ -310,6 +320,17 @@ TEST_CASE("a read past the end of a shared array is reported", "[emu][checks]")
     INFO(outcome.report);
     CHECK(contains(outcome.report, "read out of bounds of shared memory"));
     CHECK(contains(outcome.report, "0 bytes past the end of the shared array `s`"));
+}
+
+TEST_CASE("an index past the end of a local array stops the kernel at its line", "[emu][checks]")
+{
+    emu_test::CheckScope all(2);
+    DeviceArray<float> out(kBlock);
+    writes_past_local_end<<<1, kBlock>>>(out.data, 4);
+    const auto outcome = emu_test::finish();
+    INFO(outcome.report);
+    CHECK(contains(outcome.report, "an index outside an array whose size the compiler knows"));
+    CHECK(contains(outcome.report, "test_checks.cu:"));
 }
 
 TEST_CASE("a barrier that some threads skip and then return is barrier divergence", "[emu][checks]")
