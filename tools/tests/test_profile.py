@@ -95,6 +95,14 @@ class NoRecordTest(unittest.TestCase):
 
 
 class AggregateTest(unittest.TestCase):
+    def test_stall_reasons_are_per_issued_instruction(self):
+        # Nsight Compute's Warp State breakdown. The look-alike smsp__average_warp_latency_issue_stalled_*
+        # sums a warp's whole life (hundreds of thousands of cycles in long kernels): two stages with
+        # different work per warp could not be compared with it.
+        for metric in profile.STALL_METRICS:
+            self.assertRegex(metric.value, r"^smsp__average_warps_issue_stalled_[a-z_]+_per_issue_active\.ratio$")
+            self.assertIn("per issued instruction", metric.label)
+
     def test_counts_add_ratios_divide_the_sums_rates_weigh_by_duration(self):
         kernels = profile.parse_ncu_csv(fixture("ncu_ch02_stage7_learner.csv"))
         values = profile.aggregate(kernels, profile.chapter_metrics(2))

@@ -79,21 +79,30 @@ METRICS = {m.key: m for m in [
            lesson=("fragment", "tensor", "ladder")),
 ]}
 
-# Warp stall reasons (cycles per instruction): the three largest are shown as one row ("top stall
+# Warp stall reasons (warp cycles per issued instruction): the three largest are shown as one row ("top stall
 # reasons"), and each may be the metric that differs most.
 STALLS = {
     "long_scoreboard": "waiting on global memory",
     "barrier": "waiting at __syncthreads",
     "mio_throttle": "shared-memory queue full",
     "lg_throttle": "global-memory queue full",
-    "short_scoreboard": "waiting on shared memory",
+    "short_scoreboard": "waiting on shared memory / shuffle / SFU",
     "math_pipe_throttle": "math pipe busy",
     "not_selected": "ready, not selected",
     "wait": "fixed-latency wait",
     "membar": "memory fence",
     "branch_resolving": "branch resolving",
 }
-STALL_PREFIX = "smsp__average_warp_latency_issue_stalled_"
+
+
+def stall_metric(reason: str) -> str:
+    """The counter of one stall reason: warp cycles spent in it per issued instruction, the breakdown
+    of Nsight Compute's "Warp State" section. (`smsp__average_warp_latency_issue_stalled_*` reads like
+    it but sums a warp's stalled cycles over its whole life, so it grows with the work per warp: it
+    cannot compare two stages.)"""
+    return f"smsp__average_warps_issue_stalled_{reason}_per_issue_active.ratio"
+
+
 STALL_LESSONS = {
     "long_scoreboard": ("bandwidth", "memory", "per thread"),
     "barrier": ("barrier", "sync", "per thread"),
@@ -102,7 +111,7 @@ STALL_LESSONS = {
     "lg_throttle": ("vector", "float4", "per thread"),
     "math_pipe_throttle": ("register", "tile"),
 }
-STALL_METRICS = [Metric(f"stall_{reason}", f"stall: {text} (cycles per instruction)", f"{STALL_PREFIX}{reason}.ratio",
+STALL_METRICS = [Metric(f"stall_{reason}", f"stall: {text} (warp cycles per issued instruction)", stall_metric(reason),
                         weighted=True, lesson=STALL_LESSONS.get(reason, ()))
                  for reason, text in STALLS.items()]
 
@@ -157,7 +166,7 @@ def ncu_metric_names(chapter: int) -> list[str]:
     names = [DURATION]
     for metric in chapter_metrics(chapter):
         names += [n for n in (metric.value, metric.per) if n and n not in names]
-    names += [f"{STALL_PREFIX}{reason}.ratio" for reason in STALLS]
+    names += [stall_metric(reason) for reason in STALLS]
     names += [n for n in list(FLOP_METRICS) + list(DRAM_BYTES) if n not in names]
     return names
 
@@ -269,11 +278,11 @@ def aggregate(kernels: list[dict], metrics: list[Metric]) -> dict[str, float | N
 
 
 def top_stalls(kernels: list[dict], durations: list[float], count: int = 3) -> list[tuple[str, float]]:
-    """The largest stall reasons (duration-weighted cycles per instruction), largest first."""
+    """The largest stall reasons (duration-weighted warp cycles per issued instruction), largest first."""
     total = sum(durations) or 1.0
     weighted = []
     for reason in STALLS:
-        name = f"{STALL_PREFIX}{reason}.ratio"
+        name = stall_metric(reason)
         values = [(d, k.get(name)) for d, k in zip(durations, kernels) if k.get(name) is not None]
         if values:
             weighted.append((reason, sum(d * v for d, v in values) / total if sum(durations) else
@@ -320,7 +329,7 @@ def stalls_text(stalls) -> str:
 
 
 def render_table(metrics: list[Metric], columns: list[Column], highlight: Metric | None, markdown: bool) -> str:
-    labels = [m.label for m in metrics] + ["top stall reasons (cycles per instruction)"]
+    labels = [m.label for m in metrics] + ["top stall reasons (warp cycles per issued instruction)"]
     cells = [[format_value(m, c.values.get(m.key)) if c.values else "-" for c in columns] for m in metrics]
     cells.append([stalls_text(c.values.get("stalls")) if c.values else "-" for c in columns])
     if markdown:
