@@ -1221,6 +1221,7 @@ void BlockRun::cp_async(std::size_t dst, const void* src, int copy_bytes, int sr
     if (dst + static_cast<std::size_t>(copy_bytes) > SharedArena::kBytes) {
         fail_in_thread(thread_name(t) + ": a cp.async writes outside shared memory" + at + ".");
     }
+    if (src_bytes > 0) check_copy_source(src, static_cast<std::size_t>(src_bytes), at);
     t.copies.push_back({dst, src, copy_bytes, src_bytes, t.groups_committed});
 }
 

@@ -22,18 +22,6 @@ extern __thread bool emu_tls_profiling;
 
 namespace {
 
-/// True when @p bytes bytes at @p p are one byte repeated that a guard or fence is filled with.
-inline bool looks_like_guard(const void* p, std::size_t bytes)
-{
-    const auto* b = static_cast<const unsigned char*>(p);
-    const unsigned char first = b[0];
-    if (first != emu::detail::kUndefinedByte && (first < 0xA0 || first > 0xDF)) return false;
-    for (std::size_t i = 1; i < bytes; ++i) {
-        if (b[i] != first) return false;
-    }
-    return true;
-}
-
 inline void on_access(const void* p, std::size_t bytes, bool write, const void* pc)
 {
     // Counting for a profile (emu/profile.hpp): off unless asked for, one test of a flag.
@@ -42,8 +30,8 @@ inline void on_access(const void* p, std::size_t bytes, bool write, const void* 
     if (address - emu_tls_watch_lo < emu_tls_watch_span) {
         emu::detail::check_shared_access(address, bytes, write, pc);
     } else if (!write && bytes >= 2 &&
-               (looks_like_guard(p, bytes) ||
-                (bytes >= 8 && looks_like_guard(static_cast<const char*>(p) + bytes - 4, 4)))) {
+               (emu::detail::looks_like_guard(p, bytes) ||
+                (bytes >= 8 && emu::detail::looks_like_guard(static_cast<const char*>(p) + bytes - 4, 4)))) {
         // All of it in a guard, or a vector load whose last element is: one that starts inside the
         // array and ends past it (a float4 over the last, partial vector) is a read past the end too.
         emu::detail::check_guard_read(p, bytes, pc);

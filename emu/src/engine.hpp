@@ -90,6 +90,23 @@ void fail_running_thread(const std::string& report);
 /// A read of @p bytes at @p address whose bytes look like a guard's: reported when it is past the end
 /// of a device allocation (see emu::declare_buffer_extent).
 void check_guard_read(const void* address, std::size_t bytes, const void* pc);
+/// The source of an asynchronous copy (cp.async), whose bytes the emulator copies itself and no
+/// instrumented load sees: stops the running thread when [@p address, + @p bytes) reaches past the end of
+/// a device allocation. @p site names the copy (" (cp.async at file:line)").
+void check_copy_source(const void* address, std::size_t bytes, const std::string& site);
+/// True when @p bytes bytes at @p p are one byte repeated that a guard or fence is filled with (the
+/// emulator's kUndefinedByte, or the harness's guard bytes 0xA0 to 0xDF): only then can a read be past
+/// the end of an allocation.
+inline bool looks_like_guard(const void* p, std::size_t bytes)
+{
+    const auto* b = static_cast<const unsigned char*>(p);
+    const unsigned char first = b[0];
+    if (first != kUndefinedByte && (first < 0xA0 || first > 0xDF)) return false;
+    for (std::size_t i = 1; i < bytes; ++i) {
+        if (b[i] != first) return false;
+    }
+    return true;
+}
 /// "file:line" of a code address of this program, or "" (see block.cpp).
 std::string source_line(const void* pc);
 /// Blocks started by every launch so far (emu::blocks_started).

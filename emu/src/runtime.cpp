@@ -281,8 +281,11 @@ public:
                    " of " + array + " (its last " + std::to_string(address + bytes - start - data) +
                    " bytes past its end)";
         }
+        const std::size_t past = address - start - data;
         return "byte " + std::to_string(address - start) + " of " + array + " (" +
-               std::to_string(address - start - data) + " bytes past its end)";
+               (past == 0 ? std::string("the first byte after its end")
+                          : std::to_string(past) + " bytes past its end") +
+               ")";
     }
     bool is_device(const void* p, std::size_t bytes)
     {
@@ -448,15 +451,36 @@ void prepare_worker_thread()
     Device::install_crash_handler();
 }
 
+namespace {
+
+/// Stops the running thread: a read of @p bytes @p site ("at file:line") reached @p where_text.
+[[noreturn]] void report_read_past_the_end(std::size_t bytes, const std::string& site, const std::string& where_text)
+{
+    fail_running_thread("made a read past the end of an input array" + site + ": " + std::to_string(bytes) +
+                        " bytes at " + where_text +
+                        ". A missing bounds test (if (i < n)) on a load, a loop that runs one step too far, or a "
+                        "vector load over the last partial vector. A GPU returns whatever lies there (or crashes).");
+    std::abort();   // not reached: the thread does not come back
+}
+
+}   // namespace
+
 void check_guard_read(const void* address, std::size_t bytes, const void* pc)
 {
     const std::string where_text = Device::get().past_the_end(address, bytes);
     if (where_text.empty()) return;
     const std::string line = source_line(pc);
-    fail_running_thread("made a read past the end of an input array" + (line.empty() ? std::string() : " at " + line) +
-                        ": " + std::to_string(bytes) + " bytes at " + where_text +
-                        ". A missing bounds test (if (i < n)) on a load, a loop that runs one step too far, or a "
-                        "vector load over the last partial vector. A GPU returns whatever lies there (or crashes).");
+    report_read_past_the_end(bytes, line.empty() ? std::string() : " at " + line, where_text);
+}
+
+void check_copy_source(const void* address, std::size_t bytes, const std::string& site)
+{
+    // Data bytes, first and last: inside an array (the common case, no lookup). The last 4 bytes catch a
+    // copy that starts inside the array and runs over its end.
+    const auto* last = static_cast<const unsigned char*>(address) + bytes - 4;
+    if (!looks_like_guard(address, bytes) && !(bytes >= 8 && looks_like_guard(last, 4))) return;
+    const std::string where_text = Device::get().past_the_end(address, bytes);
+    if (!where_text.empty()) report_read_past_the_end(bytes, site, where_text);
 }
 
 void report_misaligned(const void* address, std::size_t bytes, bool write, const void* pc)

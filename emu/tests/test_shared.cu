@@ -201,6 +201,16 @@ __global__ void two_groups(const float* in, float* out)
     out[32 + t] = second[t];
 }
 
+/// Copies 16 bytes from in + @p first (floats), or, with @p zero_fill, names that source but reads none of it.
+__global__ void copy16_from(const float* in, int first, bool zero_fill, float* out)
+{
+    __shared__ alignas(16) float tile[4];
+    __pipeline_memcpy_async(tile, in + first, 16, zero_fill ? 16 : 0);
+    __pipeline_commit();
+    __pipeline_wait_prior(0);
+    out[0] = tile[0];
+}
+
 __global__ void copy_into_global(const float* in, float* out) { __pipeline_memcpy_async(out, in, 4); }
 
 __global__ void misaligned_copy(const float* in)
@@ -245,6 +255,26 @@ TEST_CASE("a cp.async group is waited for by count, and misuse is reported at it
     const auto misaligned = emu_test::finish();
     CHECK_FALSE(misaligned.ok());
     CHECK(contains(misaligned.report, "16-byte aligned addresses"));
+}
+
+TEST_CASE("a cp.async that reads past the end of a device array is stopped at its line", "[emu][shared]")
+{
+    std::vector<float> in(62, 1.0f);   // 248 bytes: the last 16-byte chunk that starts inside runs 8 bytes over
+    DeviceArray<float> din(in), dout(1);
+    copy16_from<<<1, 1>>>(din.data, 56, false, dout.data);   // bytes 224 to 239: inside
+    REQUIRE(emu_test::finish().ok());
+    copy16_from<<<1, 1>>>(din.data, 64, true, dout.data);   // past the end, but src-size 0 reads nothing
+    REQUIRE(emu_test::finish().ok());
+
+    for (const int first : {64, 60}) {   // wholly past the end; over the end
+        copy16_from<<<1, 1>>>(din.data, first, false, dout.data);
+        const auto past = emu_test::finish();
+        INFO(past.report);
+        CHECK_FALSE(past.ok());
+        CHECK(contains(past.report, "read past the end of an input array (cp.async at"));
+        CHECK(contains(past.report, "test_shared.cu:"));
+        CHECK(contains(past.report, "an array of 248 bytes"));
+    }
 }
 
 TEST_CASE("reading a cp.async destination before waiting for it can read the poison", "[emu][shared]")
