@@ -47,7 +47,12 @@ std::string describe(const Case& c, ch08::Dtype dtype)
 /// Small on purpose: the emulator runs every lane of every mma in C++. The first case has beta = 0
 /// and a NaN-filled C, so an untouched skeleton reports "not implemented yet".
 const Case kCases[] = {
-    {17, 33, 24, 1.25f, 0.0f, 0},     // nothing a multiple of a tile; K = 24: one and a half mma steps
+    {17, 33, 24, 1.25f, 0.0f, 0},   // nothing a multiple of a tile; K = 24: one and a half mma steps
+    // Whole block tiles (up to 128 x 256) and K a multiple of every K step, long enough for the pipeline to
+    // wrap: the copies without bounds tests that fast kernels keep for such blocks. Early, so that the GPU's
+    // compute-sanitizer pass (the first 8 products) sees them.
+    {128, 256, 320, -0.75f, 0.25f, 0},
+    {128, 256, 40, 1.0f, 0.0f, 0},    // the same blocks with a K tail: those copies must not run
     {1, 1, 8, 1.5f, -0.75f, 0},       // the smallest problem: K = 8, half an mma step
     {16, 16, 16, 1.0f, 0.0f, 0},      // one WMMA tile exactly
     {31, 47, 40, 0.5f, 2.0f, 0},      // K tail of 8 after a K tile of 32
