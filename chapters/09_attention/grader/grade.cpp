@@ -72,6 +72,7 @@ const Case kCases[] = {
     {1, 2, 1, 1100, 64, false, 0.0f, 0, false, "decode: a cache long enough to be split into several chunks"},
     {1, 1, 130, 130, 128, true, 0.0f, 0, false, "square causal, three query tiles of 64"},
     {2, 1, 64, 64, 64, false, 0.0f, 0, false, "exactly one tile of 64 queries and two of 32 keys"},
+    {1, 2, 150, 90, 64, false, 0.0f, 0, false, "not causal, several query tiles per head (2 of 128, 3 of 64)"},
 };
 
 /// Shapes too large for the emulator (GPU only), checked on sampled rows against the float64 reference.
