@@ -188,10 +188,12 @@ def require_configured_build(meta: dict) -> None:
         raise UserError("CMake was not found: install it (Debian/Ubuntu: sudo apt-get install cmake).")
 
 
-def build_target(target: str) -> tuple[bool, str]:
-    """Builds one target of the configured build; returns (success, compiler output)."""
-    proc = subprocess.run(["cmake", "--build", str(BUILD), "--target", target, "-j", str(os.cpu_count() or 2)],
-                          capture_output=True, text=True)
+def build_target(target: str, build: Path | None = None) -> tuple[bool, str]:
+    """Builds one target of the configured build (@p build, default the workbook's build/); returns
+    (success, compiler output)."""
+    folder = build or BUILD
+    proc = subprocess.run(["cmake", "--build", str(folder), "--target", target, "-j", str(os.cpu_count() or 2)],
+                          capture_output=True, text=True, cwd=folder.parent)
     return proc.returncode == 0, proc.stdout + proc.stderr
 
 

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -209,11 +208,6 @@ def prepare_scratch(scratch: Path, meta: dict, backend: str) -> Path:
     return tree
 
 
-def build_grader(tree: Path, target: str) -> tuple[bool, str]:
-    done = _run(["cmake", "--build", str(tree / "build"), "--target", target, "-j", str(os.cpu_count() or 2)], tree)
-    return done.returncode == 0, done.stdout + done.stderr
-
-
 def judge(grader: Path, stage: int, timeout: float) -> dict:
     """The stage's verdict, correctness checks only."""
     record, _ = core.run_stage(grader, stage, timeout, {"WORKBOOK_CORRECTNESS_ONLY": "1"})
@@ -243,7 +237,7 @@ def command_run(args) -> int:
     tree = prepare_scratch(scratch, meta, args.backend)
     target = f"ch{meta['chapter']:02d}_grade_exercises"
     grader = tree / "build" / "bin" / target
-    ok, output = build_grader(tree, target)
+    ok, output = core.build_target(target, tree / "build")
     if not ok:
         raise core.UserError("The chapter's grader does not build with the reference solutions:\n"
                              + core.compile_errors(output))
@@ -267,7 +261,7 @@ def command_run(args) -> int:
     for index, (stage, source, mutant) in enumerate(plan, start=1):
         exercise = tree / "exercises" / meta["dir"] / f"{stage['file']}.cu"
         exercise.write_text(apply(source, mutant))
-        built, output = build_grader(tree, target)
+        built, output = core.build_target(target, tree / "build")
         if built:
             record = judge(grader, stage["id"], limits[stage["id"]])
             status = record.get("status", "no-verdict")
@@ -282,7 +276,7 @@ def command_run(args) -> int:
         print(f"[{index}/{len(plan)} {time.time() - started:5.0f} s] stage {stage['id']} {verdict:9} {status:15} "
               f"{mutant.describe()}" + (f"\n      {summary}" if verdict == "killed" and args.verbose else ""),
               flush=True)
-    build_grader(tree, target)    # leave the scratch grader as the references built it
+    core.build_target(target, tree / "build")   # leave the scratch grader as the references built it
     report = scratch / f"mutants-ch{meta['chapter']:02d}.json"
     report.write_text(json.dumps(results, indent=1) + "\n")
     count = {v: sum(r["verdict"] == v for r in results) for v in ("killed", "survived", "unjudged", "stillborn")}
