@@ -93,7 +93,7 @@ memcheck-chapter: configure
 	$(call need_chapter,memcheck-chapter)
 	@command -v compute-sanitizer >/dev/null 2>&1 || { echo "compute-sanitizer was not found: it ships with the CUDA Toolkit (bin/ folder); put that folder on PATH."; exit 1; }
 	@cmake --build $(BUILD) --target ch$(CHAPTER) -j $(JOBS)
-	WORKBOOK_SANITIZE=0 WORKBOOK_CORRECTNESS_ONLY=1 WORKBOOK_KERNEL_TIMEOUT=600 compute-sanitizer --tool memcheck --error-exitcode 1 \
+	WORKBOOK_MEMCHECK=1 WORKBOOK_SANITIZE=0 WORKBOOK_CORRECTNESS_ONLY=1 WORKBOOK_KERNEL_TIMEOUT=600 compute-sanitizer --tool memcheck --error-exitcode 1 \
 	  $(BUILD)/bin/ch$(CHAPTER)_grade_exercises $(if $(STAGE),"[stage$(STAGE)]")
 
 chapters:

@@ -23,6 +23,9 @@
 
 #if WORKBOOK_EMULATED
 #include "emu/grader_api.hpp"
+#elif __has_include(<nvtx3/nvToolsExtMem.h>)
+#include <nvtx3/nvToolsExtMem.h>   // header-only: tells compute-sanitizer which bytes of an allocation are in use
+#define WORKBOOK_FENCED_BUFFERS 1
 #endif
 
 namespace wb {
@@ -70,12 +73,33 @@ T poison_value()
 /// 16-byte stores past the end.
 inline constexpr std::size_t kGuardBytes = std::size_t(64) << 10;
 
-/// The guard of this process: none in the child that compute-sanitizer runs (sanitizer_pass.hpp), so
-/// that its memcheck sees a read or write one element past the end of an array.
-inline std::size_t guard_bytes()
+/// True when this process runs under compute-sanitizer's memcheck: in the children of the sanitizer pass
+/// (WORKBOOK_UNDER_SANITIZER, sanitizer_pass.hpp) and under `make memcheck-chapter` (WORKBOOK_MEMCHECK).
+/// Buffers then have no guard and are fenced instead (allocate_fenced below).
+inline bool under_memcheck()
 {
-    static const std::size_t bytes = std::getenv("WORKBOOK_UNDER_SANITIZER") ? 0 : kGuardBytes;
-    return bytes;
+    static const bool yes = std::getenv("WORKBOOK_UNDER_SANITIZER") || std::getenv("WORKBOOK_MEMCHECK");
+    return yes;
+}
+
+/// The guard of this process: none under memcheck, whose fences see a read past the end that a guard,
+/// being part of the allocation, would hide.
+inline std::size_t guard_bytes() { return under_memcheck() ? 0 : kGuardBytes; }
+
+/// Under memcheck each buffer lies inside a larger allocation, between two fences of memory that nothing
+/// may touch: kFenceBytes before it and fence_after() after it. cudaMalloc alone is not enough: an array
+/// whose size is a multiple of 512 bytes is followed at once by the next allocation, and memcheck accepts
+/// a read that lands there (a tile copied one K step too far, say). The fences are declared to memcheck
+/// with the NVTX memory API (a pool whose one registered region is the buffer), so memcheck reports the
+/// first byte read or written past either end, whatever the size.
+inline constexpr std::size_t kFenceBytes = std::size_t(64) << 10;
+
+/// The fence after a buffer of @p bytes: as long as the buffer (a read a whole array too far lands in it
+/// too), at least kFenceBytes, at most 64 MiB, a multiple of 256 bytes.
+inline std::size_t fence_after(std::size_t bytes)
+{
+    const std::size_t rounded = (bytes + 255) / 256 * 256;
+    return std::clamp(rounded, kFenceBytes, std::size_t(64) << 20);
 }
 
 /// The byte a new buffer's guard is filled with: different for consecutive buffers (and never the
@@ -188,6 +212,101 @@ inline std::string describe_changed_element(const unsigned char* before, const u
     return text;
 }
 
+#if WORKBOOK_FENCED_BUFFERS
+/// A fenced buffer's whole allocation and its memcheck pool.
+struct FencedAllocation {
+    void* base = nullptr;
+    nvtxMemHeapHandle_t pool = nullptr;
+};
+
+/// Every live fenced buffer, by the buffer's address.
+inline std::map<const void*, FencedAllocation>& fenced_allocations()
+{
+    static std::map<const void*, FencedAllocation> allocations;
+    return allocations;
+}
+
+/// The NVTX domain of the workbook's pools (created after the CUDA runtime, as memcheck requires).
+inline nvtxDomainHandle_t memcheck_domain()
+{
+    static const nvtxDomainHandle_t domain = nvtxDomainCreateA("CUDA Kernel Workbook");
+    return domain;
+}
+
+/// Declares [@p start, @p start + @p bytes) the pool's one region in use.
+inline void register_region(nvtxMemHeapHandle_t pool, void* start, std::size_t bytes)
+{
+    nvtxMemVirtualRangeDesc_t region = {};
+    region.ptr = start;
+    region.size = bytes;
+    nvtxMemRegionsRegisterBatch_t batch = {};
+    batch.extCompatID = NVTX_EXT_COMPATID_MEM;
+    batch.structSize = sizeof batch;
+    batch.regionType = NVTX_MEM_TYPE_VIRTUAL_ADDRESS;
+    batch.heap = pool;
+    batch.regionCount = 1;
+    batch.regionDescElementSize = sizeof region;
+    batch.regionDescElements = &region;
+    nvtxMemRegionsRegister(memcheck_domain(), &batch);
+}
+
+/// Declares the allocation [@p base, @p base + @p bytes) a pool: memcheck then accepts only the regions
+/// registered in it.
+inline nvtxMemHeapHandle_t register_pool(void* base, std::size_t bytes)
+{
+    nvtxMemVirtualRangeDesc_t whole = {};
+    whole.ptr = base;
+    whole.size = bytes;
+    nvtxMemHeapDesc_t pool = {};
+    pool.extCompatID = NVTX_EXT_COMPATID_MEM;
+    pool.structSize = sizeof pool;
+    pool.usage = NVTX_MEM_HEAP_USAGE_TYPE_SUB_ALLOCATOR;
+    pool.type = NVTX_MEM_TYPE_VIRTUAL_ADDRESS;
+    pool.typeSpecificDescSize = sizeof whole;
+    pool.typeSpecificDesc = &whole;
+    return nvtxMemHeapRegister(memcheck_domain(), &pool);
+}
+
+/// Allocates @p bytes between two fences and declares the fences to memcheck (see kFenceBytes).
+inline void* allocate_fenced(std::size_t bytes)
+{
+    const std::size_t total = kFenceBytes + bytes + fence_after(bytes);
+    unsigned char* base = nullptr;
+    WB_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&base), total));
+    const nvtxMemHeapHandle_t handle = register_pool(base, total);
+    void* buffer = base + kFenceBytes;   // 64 KiB in: as aligned as cudaMalloc's own pointers
+    register_region(handle, buffer, bytes);
+    fenced_allocations()[buffer] = FencedAllocation{base, handle};
+    return buffer;
+}
+#endif
+
+/// Device memory for a DeviceBuffer of @p bytes: fenced under memcheck, plain cudaMalloc otherwise.
+inline void* allocate_device(std::size_t bytes)
+{
+#if WORKBOOK_FENCED_BUFFERS
+    if (under_memcheck()) return allocate_fenced(bytes);
+#endif
+    void* buffer = nullptr;
+    WB_CUDA_CHECK(cudaMalloc(&buffer, bytes));
+    return buffer;
+}
+
+/// Frees what allocate_device returned. Never throws (it runs in destructors; a failed free is harmless).
+inline void free_device(void* buffer)
+{
+#if WORKBOOK_FENCED_BUFFERS
+    const auto fenced = fenced_allocations().find(buffer);
+    if (fenced != fenced_allocations().end()) {
+        nvtxMemHeapUnregister(memcheck_domain(), fenced->second.pool);
+        cudaFree(fenced->second.base);
+        fenced_allocations().erase(fenced);
+        return;
+    }
+#endif
+    cudaFree(buffer);
+}
+
 }   // namespace detail
 
 /// Inputs larger than this are not protected (their snapshot would cost host memory and a copy per call).
@@ -255,7 +374,7 @@ public:
     explicit DeviceBuffer(std::size_t count) : count_(count)
     {
         if (count_ > 0) {
-            WB_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&ptr_), bytes() + guard_bytes()));
+            ptr_ = static_cast<T*>(detail::allocate_device(bytes() + guard_bytes()));
             if (guard_bytes() > 0) {
                 WB_CUDA_CHECK(cudaMemset(guard(), guard_byte_, guard_bytes()));
                 detail::live_guards()[ptr_] = detail::GuardRecord{guard(), guard_byte_, count_, sizeof(T)};
@@ -272,7 +391,7 @@ public:
         if (ptr_) {
             detail::live_guards().erase(ptr_);
             detail::protected_inputs().erase(ptr_);
-            cudaFree(ptr_);   // no check: destructors must not throw, and a failed free is harmless here
+            detail::free_device(ptr_);
         }
     }
     DeviceBuffer(const DeviceBuffer&) = delete;

@@ -123,7 +123,7 @@ step_sanitize() {
         printf '%-10s %s  %s\n' "$tool" "$name" "NOT RUN (past the deadline of $deadline s)"; continue
       fi
       t0=$(date +%s)
-      WORKBOOK_SANITIZE=0 WORKBOOK_CORRECTNESS_ONLY=1 WORKBOOK_KERNEL_TIMEOUT=600 timeout "$limit" \
+      WORKBOOK_MEMCHECK=1 WORKBOOK_SANITIZE=0 WORKBOOK_CORRECTNESS_ONLY=1 WORKBOOK_KERNEL_TIMEOUT=600 timeout "$limit" \
         "$sanitizer" --tool "$tool" --error-exitcode 99 "build/bin/${name}_grade_solutions" > "$log" 2>&1
       code=$?
       summary=$(grep -E "(ERROR|RACECHECK) SUMMARY" "$log" | tail -1 | sed 's/^=* *//')

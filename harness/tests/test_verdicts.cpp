@@ -173,6 +173,16 @@ TEST_CASE("an intact guard says nothing; a written one says where", "[verdicts]"
     CHECK(contains(*text, "elements 10 to 11"));
 }
 
+TEST_CASE("the fence after a buffer under memcheck is as long as the buffer, within bounds", "[verdicts]")
+{
+    CHECK(wb::fence_after(1) == wb::kFenceBytes);   // small buffers: 64 KiB
+    CHECK(wb::fence_after(wb::kFenceBytes) == wb::kFenceBytes);
+    CHECK(wb::fence_after(wb::kFenceBytes + 1) == wb::kFenceBytes + 256);    // whole 256-byte steps
+    CHECK(wb::fence_after(std::size_t(3) << 20) == std::size_t(3) << 20);    // a read one array too far lands in it
+    CHECK(wb::fence_after(std::size_t(1) << 30) == std::size_t(64) << 20);   // capped at 64 MiB
+    CHECK(wb::kFenceBytes % 256 == 0);   // a buffer 64 KiB into its allocation keeps cudaMalloc's alignment
+}
+
 TEST_CASE("an input that changed is named with its first changed element", "[verdicts]")
 {
     const std::vector<float> x = {1.5f, 2.0f, -3.0f, 4.0f};
