@@ -1,5 +1,6 @@
 #include "harness/sanitizer_pass.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -7,6 +8,7 @@
 #include <fstream>
 #include <iterator>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <thread>
 #include <vector>
@@ -30,6 +32,62 @@ int sanitizer_run_limit()
     return runs > 0 ? runs : 8;
 }
 
+int sanitizer_calls_for(int stage)
+{
+    if (const char* text = std::getenv("WORKBOOK_SANITIZER_CALLS")) {
+        std::istringstream entries(text);
+        std::string entry;
+        while (std::getline(entries, entry, ',')) {
+            const auto colon = entry.find(':');
+            if (colon == std::string::npos || std::atoi(entry.substr(0, colon).c_str()) != stage) continue;
+            const int calls = std::atoi(entry.substr(colon + 1).c_str());
+            if (calls > 0) return calls;
+        }
+    }
+    return sanitizer_run_limit();
+}
+
+namespace {
+
+/// "reference::(anonymous namespace)::k<4>" -> "k<4>": the kernel as its file names it.
+std::string short_kernel_name(std::string name)
+{
+    for (const std::string noise : {"(anonymous namespace)::", "reference::", "learner::"}) {
+        for (auto at = name.find(noise); at != std::string::npos; at = name.find(noise)) name.erase(at, noise.size());
+    }
+    return name;
+}
+
+}   // namespace
+
+SanitizerPlan plan_sanitizer_calls(const std::vector<CallRecord>& calls, int minimum, double budget_seconds)
+{
+    SanitizerPlan plan;
+    plan.calls = std::min<int>(minimum, static_cast<int>(calls.size()));
+    std::set<std::string> reached;
+    for (int i = 0; i < plan.calls; ++i) reached.insert(calls[i].kernels.begin(), calls[i].kernels.end());
+    for (int i = plan.calls; i < static_cast<int>(calls.size()); ++i) {
+        const bool new_kernel = std::any_of(calls[i].kernels.begin(), calls[i].kernels.end(),
+                                            [&](const std::string& k) { return reached.count(k) == 0; });
+        if (!new_kernel) continue;
+        if (calls[i].seconds > budget_seconds) {   // the later calls end later still
+            for (int j = i; j < static_cast<int>(calls.size()); ++j) {
+                for (const std::string& k : calls[j].kernels) {
+                    const std::string name = short_kernel_name(k);
+                    if (reached.count(k) == 0 &&
+                        std::find(plan.unreached.begin(), plan.unreached.end(), name) == plan.unreached.end()) {
+                        plan.unreached.push_back(name);
+                    }
+                }
+            }
+            break;
+        }
+        for (int j = plan.calls; j <= i; ++j) reached.insert(calls[j].kernels.begin(), calls[j].kernels.end());
+        plan.calls = i + 1;
+    }
+    return plan;
+}
+
 namespace {
 
 const char* likely_cause(const std::string& tool)
@@ -47,8 +105,8 @@ const char* likely_cause(const std::string& tool)
     }
     return "an access outside an array, usually at a boundary: a missing or wrong bounds test (the last "
            "block), a read one element past the end of an input, or a vector access over the last partial vector. (In "
-           "this run the arrays have no guard "
-           "bytes after them, so a read past the end is caught.)";
+           "this run every array lies between two fences that memcheck watches, so even a read one byte past "
+           "either end is caught, and one whose bytes are never used.)";
 }
 
 /// "/home/x/workbook/exercises/02_reduce/3_x.cu:41" -> "3_x.cu:41"; strips the tool's "=========".
@@ -293,9 +351,25 @@ std::map<int, std::string> output_by_stage(const std::string& output)
     return parts;
 }
 
-std::optional<StageFailure> sanitizer_verdict(const GraderContext& context, const StageInfo& info)
+namespace {
+
+/// "; not reached: `a`, `b` (launched only by larger cases)" for the pass's line, or "".
+std::string unreached_note(const std::vector<std::string>& unreached)
+{
+    if (unreached.empty()) return "";
+    std::string text = "; not reached: ";
+    for (std::size_t i = 0; i < unreached.size() && i < 3; ++i) text += (i ? ", `" : "`") + unreached[i] + "`";
+    if (unreached.size() > 3) text += " and " + std::to_string(unreached.size() - 3) + " more";
+    return text + " (launched only by cases too large for the tools)";
+}
+
+}   // namespace
+
+std::optional<StageFailure> sanitizer_verdict(const GraderContext& context, const StageInfo& info,
+                                              const SanitizerPlan& plan)
 {
     if (under_sanitizer()) return std::nullopt;
+    setenv("WORKBOOK_SANITIZER_CALLS", (std::to_string(info.id) + ":" + std::to_string(plan.calls)).c_str(), 1);
     const ToolRun run = run_tools({info.id});
     if (!run.missing.empty()) {
         std::printf("  not sanitizer-checked: %s\n", run.missing.c_str());
@@ -306,8 +380,9 @@ std::optional<StageFailure> sanitizer_verdict(const GraderContext& context, cons
             return StageFailure{Status::wrong, *message};
         }
     }
-    std::printf("  compute-sanitizer: memcheck, racecheck and synccheck found nothing (%.1f s)%s%s\n", run.seconds,
-                run.unfinished.empty() ? "" : "; not finished: ", run.unfinished.c_str());
+    std::printf("  compute-sanitizer: memcheck, racecheck and synccheck found nothing in %d calls (%.1f s)%s%s%s\n",
+                plan.calls, run.seconds, run.unfinished.empty() ? "" : "; not finished: ", run.unfinished.c_str(),
+                unreached_note(plan.unreached).c_str());
     return std::nullopt;
 }
 

@@ -268,7 +268,8 @@ void Stage::run(const Launch& launch)
 {
     // Under compute-sanitizer only the first, small cases run: the tools slow kernels down a hundredfold.
     // The rest of the stage (larger cases, their references, timing) ends here.
-    if (under_sanitizer() && ++sanitizer_runs_ > sanitizer_run_limit()) throw SanitizerCasesDone{};
+    if (under_sanitizer() && ++sanitizer_runs_ > sanitizer_calls_for(info_.id)) throw SanitizerCasesDone{};
+    if (calls_.empty()) first_call_ = std::chrono::steady_clock::now();
     if (profile_request()) return;   // profile mode: only the speed case's launcher runs (check_speed)
     // Every call is recorded (launch_ledger.hpp): kernels and their streams, allocations kept.
     ledger_begin(stream());
@@ -297,6 +298,11 @@ void Stage::run(const Launch& launch)
     const LaunchRecord record = ledger_end();
     ledger_.add(record);
     if (record.available) last_kernels_ = record.kernels;
+    CallRecord call;
+    for (const KernelFacts& kernel : record.kernels)
+        call.kernels.push_back(kernel.origin.empty() ? kernel.name : kernel.origin);
+    call.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - first_call_).count();
+    calls_.push_back(std::move(call));
     // A write past the end of any of the grader's arrays (an input or a workspace too, which nobody
     // downloads) is named at once, before the values it may have spoiled are judged.
     if (const std::optional<std::string> problem = written_guard()) throw StageFailure{Status::wrong, *problem};
@@ -306,6 +312,11 @@ void Stage::run(const Launch& launch)
     if (!record.elsewhere.empty()) {
         if (const std::optional<std::string> problem = ledger_.verdict()) throw StageFailure{Status::wrong, *problem};
     }
+}
+
+SanitizerPlan Stage::sanitizer_plan() const
+{
+    return plan_sanitizer_calls(calls_, sanitizer_run_limit(), kSanitizerBudgetSeconds);
 }
 
 void Stage::expect(const CompareReport& report, const std::string& case_name)
@@ -708,6 +719,7 @@ StageVerdict run_stage(const GraderContext& context, const StageInfo& info, cons
     seed();
     StageVerdict verdict{Status::passed, ""};
     std::string fields;
+    SanitizerPlan plan;
     // A hung kernel is reported where the wait gives up, and the process ends there: the GPU cannot be
     // freed from it inside this process, and unwinding would block in the first cudaFree.
     const auto report_hang = [&](double seconds) {
@@ -735,14 +747,22 @@ StageVerdict run_stage(const GraderContext& context, const StageInfo& info, cons
             std::printf("emulated on the CPU: correctness only, speed needs a GPU\n");
             stage.extra_fields_ += ", \"emulated\": true";
         }
+        auto keep_plan = [&] {   // what the sanitizer pass below (or `make check-chapter`'s) will run
+            plan = stage.sanitizer_plan();
+            stage.record("sanitizer_calls", plan.calls);
+            std::string unreached;
+            for (const std::string& kernel : plan.unreached) unreached += (unreached.empty() ? "" : ", ") + kernel;
+            if (!unreached.empty()) stage.extra_fields_ += ", \"sanitizer_unreached\": " + json_string(unreached);
+            fields = stage.extra_fields_;
+        };
         try {
             body(stage);
             stage.end_of_correctness();
         } catch (...) {
-            fields = stage.extra_fields_;
+            keep_plan();
             throw;
         }
-        fields = stage.extra_fields_;
+        keep_plan();
         verdict.message = stage.passed_note_;
     } catch (const StageFailure& failure) {
         verdict = {failure.status, failure.message};
@@ -772,7 +792,7 @@ StageVerdict run_stage(const GraderContext& context, const StageInfo& info, cons
     // Right results (passed, or only too slow): undefined behaviour that today's output hides is the
     // verdict that matters first.
     if ((verdict.status == Status::passed || verdict.status == Status::too_slow) && !profile_request()) {
-        if (std::optional<StageFailure> failure = sanitizer_verdict(context, info)) {
+        if (std::optional<StageFailure> failure = sanitizer_verdict(context, info, plan)) {
             verdict = {failure->status, failure->message};
         }
     }

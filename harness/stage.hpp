@@ -20,9 +20,11 @@
 #include "harness/device_kernels.hpp"
 #include "harness/launch_ledger.hpp"
 #include "harness/random.hpp"
+#include "harness/sanitizer_plan.hpp"
 #include "harness/stage_info.hpp"
 #include "harness/timing.hpp"
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -155,7 +157,7 @@ public:
     /// Runs the candidate's launcher once and waits for it, turning a rejected launch, a crash or a
     /// hang into a clear failure. The call is recorded by the launch ledger: work on another stream
     /// fails at once, no kernel and leaked memory at the end of the correctness checks. Under
-    /// compute-sanitizer (sanitizer_pass.hpp) the call after the first few ends the stage. Only the
+    /// compute-sanitizer (sanitizer_pass.hpp) the call after the planned ones ends the stage. Only the
     /// candidate's calls go through here: a library baseline run inside would count as the candidate's
     /// kernels, which the ledger rejects as not the learner's work.
     void run(const Launch& launch);
@@ -200,6 +202,9 @@ public:
     /// The kernels of the last call of the candidate's launcher (empty where they cannot be recorded).
     const std::vector<KernelFacts>& last_kernels() const { return last_kernels_; }
 
+    /// The calls the compute-sanitizer pass runs (sanitizer_pass.hpp), from the calls made so far.
+    SanitizerPlan sanitizer_plan() const;
+
 private:
     friend struct StageVerdict run_stage(const GraderContext&, const StageInfo&, const std::function<void(Stage&)>&);
     std::string memcheck_hint() const;
@@ -220,6 +225,8 @@ private:
     std::optional<StageFailure> stream_failure_;   ///< its verdict, given at the end of the correctness checks
     LedgerJudge ledger_;                           ///< what every call of the candidate's launcher did
     int sanitizer_runs_ = 0;                       ///< calls made under compute-sanitizer (sanitizer_pass.hpp)
+    std::vector<CallRecord> calls_;                ///< every call of the launcher, for sanitizer_plan()
+    std::chrono::steady_clock::time_point first_call_{};
     std::vector<KernelFacts> last_kernels_;
     std::string passed_note_;   ///< the verdict line of a stage that passes (compare_memory_behaviour)
 };

@@ -2,7 +2,9 @@
 #include "harness/catch.hpp"
 #include "harness/sanitizer_pass.hpp"
 
+#include <cstdlib>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -98,4 +100,39 @@ TEST_CASE("sanitizer: one run of several stages is split by stage, and each part
     // The summary at the end of the run counts every stage's hazards, not stage 6's: the part of
     // stage 6 holds it, so the whole run's count must not be charged to stage 6 alone.
     CHECK_FALSE(wb::describe_sanitizer_findings("racecheck", parts.at(6), 2).has_value());
+}
+
+TEST_CASE("the sanitizer pass runs on to the first call of every kernel the first calls miss", "[sanitizer]")
+{
+    // Calls 1 to 3 launch the scalar path; call 5 the vector path, call 6 a third kernel too late.
+    const std::vector<wb::CallRecord> calls = {{{"scalar"}, 0.1}, {{"scalar"}, 0.2},     {{"scalar"}, 0.3},
+                                               {{"scalar"}, 0.4}, {{"vector"}, 0.5},     {{"scalar", "big"}, 3.0},
+                                               {{"vector"}, 3.1}, {{"huge", "big"}, 9.0}};
+    const wb::SanitizerPlan plan = wb::plan_sanitizer_calls(calls, 3, 2.0);
+    CHECK(plan.calls == 5);   // calls 1 to 5: every kernel up to the budget
+    REQUIRE(plan.unreached.size() == 2);
+    CHECK(plan.unreached[0] == "big");   // each named once, in the order they first ran
+    CHECK(plan.unreached[1] == "huge");
+    // The first calls always run, however long they took; with nothing new after them, nothing more.
+    const wb::SanitizerPlan same = wb::plan_sanitizer_calls({{{"k"}, 5.0}, {{"k"}, 6.0}, {{"k"}, 7.0}}, 2, 2.0);
+    CHECK(same.calls == 2);
+    CHECK(same.unreached.empty());
+    // Unreached kernels are named as their file names them.
+    const wb::SanitizerPlan named =
+        wb::plan_sanitizer_calls({{{"a"}, 0.1}, {{"reference::(anonymous namespace)::k<float, 4>"}, 5.0}}, 1, 2.0);
+    REQUIRE(named.unreached.size() == 1);
+    CHECK(named.unreached[0] == "k<float, 4>");
+    // No launch records (no CUPTI): the first calls, as before.
+    CHECK(wb::plan_sanitizer_calls(std::vector<wb::CallRecord>(20), 8, 2.0).calls == 8);
+    CHECK(wb::plan_sanitizer_calls(std::vector<wb::CallRecord>(5), 8, 2.0).calls == 5);
+}
+
+TEST_CASE("the grader's plan reaches the child through WORKBOOK_SANITIZER_CALLS", "[sanitizer]")
+{
+    setenv("WORKBOOK_SANITIZER_CALLS", "3:8,6:21", 1);
+    CHECK(wb::sanitizer_calls_for(6) == 21);
+    CHECK(wb::sanitizer_calls_for(3) == 8);
+    CHECK(wb::sanitizer_calls_for(4) == wb::sanitizer_run_limit());   // a stage it does not name
+    unsetenv("WORKBOOK_SANITIZER_CALLS");
+    CHECK(wb::sanitizer_calls_for(6) == wb::sanitizer_run_limit());
 }

@@ -50,8 +50,11 @@ def sanitize_passed_stages(meta: dict, grader, results: dict[int, dict], timeout
     if not stages:
         return shown_failure
     command = [str(grader), "--workbook-sanitize", str(meta["chapter"]), ",".join(map(str, stages))]
+    # How many calls of each stage the tools run: the grader's run chose them (harness/sanitizer_plan.hpp).
+    calls = ",".join(f"{s}:{int(results[s]['sanitizer_calls'])}" for s in stages if results[s].get("sanitizer_calls"))
+    env = dict(os.environ, WORKBOOK_SANITIZER_CALLS=calls) if calls else None
     try:
-        proc = subprocess.run(command, capture_output=True, text=True, timeout=max(timeout, 600))
+        proc = subprocess.run(command, capture_output=True, text=True, timeout=max(timeout, 600), env=env)
     except subprocess.TimeoutExpired:
         print("  not sanitizer-checked: compute-sanitizer took too long")
         return shown_failure
@@ -66,6 +69,10 @@ def sanitize_passed_stages(meta: dict, grader, results: dict[int, dict], timeout
     if checked:
         print(f"  compute-sanitizer (memcheck, racecheck, synccheck) found nothing in stages {checked} "
               f"({records[0].get('seconds', 0):.1f} s)")
+    for stage in stages:
+        if results[stage].get("sanitizer_unreached"):
+            print(f"  stage {stage}: not reached by the tools: {results[stage]['sanitizer_unreached']} "
+                  "(launched only by cases too large for them)")
     for record in records:
         if record.get("status") != "wrong":
             continue
