@@ -1,0 +1,92 @@
+// Catalog, chapter 2, stage 9: the last block keeps one partial sum per thread instead of adding them.
+// expect: wrong "n = 1048583"
+// emulated: skip "the emulated GPU holds at most 128 blocks of 256 threads, so no thread of the last block reads two partials"
+//
+// The reference stage 9 with `v = partial` where `v += partial` was meant, in the loop where the last
+// block gathers the grid's partial sums. A thread of the last block reads partials b, b + 256, b + 512,
+// ...; with this bug it keeps only the last of them. While the grid has at most 256 blocks each thread
+// reads one partial, and the sum is right. The grid reaches more than 256 blocks only on a GPU with
+// more than 32 SMs (8 resident blocks of 256 threads each) and an input of more than 2^20 floats: on an
+// H100 (132 SMs, 1056 blocks) the large cases fail. The CPU emulator models 16 SMs, at most 128 blocks
+// here, so it cannot see this (found by tools/mutate.py, which names it among chapter 2's survivors).
+#include "02_reduce/stages.cuh"
+#include "common/primitives.cuh"
+
+#include <algorithm>
+
+namespace WORKBOOK_TRACK {
+
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int kUnroll = 4;                  // float4 loads in flight per thread
+constexpr int kTile = kThreads * kUnroll;   // float4s a block reads per loop iteration
+constexpr int kPartialsOffset = 32;         // workspace: [0] the counter, [32 ...] the partial sums
+constexpr int kMaxBlocks = 4096;
+
+__device__ __forceinline__ float sum4(float4 v) { return (v.x + v.y) + (v.z + v.w); }
+
+template <int kBlock>
+__global__ void __launch_bounds__(kBlock)
+    reduce_single_pass_kernel(const float* __restrict__ in, float* __restrict__ out, std::int64_t n,
+                              float* __restrict__ partials, unsigned* __restrict__ counter)
+{
+    __shared__ float scratch[kBlock / 32];
+    __shared__ bool is_last;
+    const float4* __restrict__ in4 = reinterpret_cast<const float4*>(in);   // cudaMalloc: 16-byte aligned
+    const std::int64_t vectors = n / 4;
+    const std::int64_t tiles = vectors / kTile;
+
+    float acc = 0.0f;
+    // Whole tiles: a block reads kTile consecutive float4s per iteration, kUnroll per thread, all
+    // loads issued before the first add. Tiles are dealt out to the blocks round-robin.
+    for (std::int64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
+        const float4* p = in4 + t * kTile + threadIdx.x;
+        float4 v[kUnroll];
+#pragma unroll
+        for (int u = 0; u < kUnroll; ++u) v[u] = __ldcs(p + u * kBlock);
+#pragma unroll
+        for (int u = 0; u < kUnroll; ++u) acc += sum4(v[u]);
+    }
+    // What is left: fewer than kTile float4s, then the last n % 4 floats, spread over the grid.
+    const std::int64_t thread = static_cast<std::int64_t>(blockIdx.x) * kBlock + threadIdx.x;
+    const std::int64_t threads = static_cast<std::int64_t>(gridDim.x) * kBlock;
+    for (std::int64_t i = tiles * kTile + thread; i < vectors; i += threads) acc += sum4(__ldcs(in4 + i));
+    for (std::int64_t i = vectors * 4 + thread; i < n; i += threads) acc += in[i];
+
+    acc = wb::block_reduce_sum<kBlock>(acc, scratch);
+    if (threadIdx.x == 0) {
+        partials[blockIdx.x] = acc;
+        __threadfence();   // the partial is visible to the whole GPU before the ticket says it is there
+        is_last = atomicAdd(counter, 1u) == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (!is_last) return;
+
+    // The last block: every other block has stored its partial and fenced before taking its ticket.
+    __threadfence();
+    float v = 0.0f;
+    for (unsigned b = threadIdx.x; b < gridDim.x; b += kBlock) v = __ldcg(partials + b);   // the bug: = for +=
+    v = wb::block_reduce_sum<kBlock>(v, scratch);
+    if (threadIdx.x == 0) {
+        *out = v;
+        *counter = 0;   // ready for the next call (the launches on the stream are ordered)
+    }
+}
+
+}   // namespace
+
+void sum_9_vectorized_single_pass(const float* in, float* out, std::int64_t n, float* workspace, cudaStream_t stream)
+{
+    // No more blocks than tiles (small inputs), no more than the GPU holds at once.
+    const std::int64_t tiles = wb::ceil_div<std::int64_t>(n, 4 * kTile);
+    static const int max_blocks =
+        std::clamp(wb::resident_blocks(reduce_single_pass_kernel<kThreads>, kThreads), 1, kMaxBlocks);
+    const auto blocks = static_cast<unsigned>(std::min<std::int64_t>(tiles, max_blocks));
+    auto* counter = reinterpret_cast<unsigned*>(workspace);
+    reduce_single_pass_kernel<kThreads>
+        <<<blocks, kThreads, 0, stream>>>(in, out, n, workspace + kPartialsOffset, counter);
+    WB_CHECK_LAUNCH();
+}
+
+}   // namespace WORKBOOK_TRACK
