@@ -266,8 +266,9 @@ void Stage::record(const std::string& key, double value)
 
 void Stage::run(const Launch& launch)
 {
-    // Under compute-sanitizer only the first, small cases run: the tools slow kernels down a hundredfold.
-    // The rest of the stage (larger cases, their references, timing) ends here.
+    // Under compute-sanitizer only the planned calls run (the first, small cases, and on to the first call of
+    // each kernel they miss: sanitizer_plan.hpp): the tools slow kernels down a hundredfold. The rest of the
+    // stage (larger cases, their references, timing) ends here.
     if (under_sanitizer() && ++sanitizer_runs_ > sanitizer_calls_for(info_.id)) throw SanitizerCasesDone{};
     if (calls_.empty()) first_call_ = std::chrono::steady_clock::now();
     if (profile_request()) return;   // profile mode: only the speed case's launcher runs (check_speed)
