@@ -1,14 +1,15 @@
 // Catalog, chapter 2, stage 10: the last block's loop over the partial sums sets its index instead of stepping it.
 // expect: hung "still running"
-// emulated: skip "the emulated GPU holds at most 128 blocks of 256 threads, so the loop over the partials ends after one step"
+// emulated: hung "still running"
 //
 // The reference stage 10 with `b = kBlock` where `b += kBlock` was meant, in the loop where the last
 // block gathers the grid's partial sums. After its first step every thread's index is 256: with at most
 // 256 blocks the loop ends there and the sum is right; with more, thread b keeps adding partial 256 and
 // never leaves the loop. The grid has more than 256 blocks only on a GPU with more than 32 SMs and an
 // input of more than 2^20 pairs: on an H100 the kernel hangs, and the grader reports it when its time
-// limit runs out. The CPU emulator models 16 SMs (at most 128 blocks here), so it cannot see this (found
-// by tools/mutate.py among chapter 2's survivors).
+// limit runs out. The CPU emulator models as many SMs as an H100 (132) and hangs the same way, after its
+// kernel time limit (found by tools/mutate.py among chapter 2's survivors, when the emulator modelled 16
+// SMs, at most 128 blocks here, and could not see it).
 #include "02_reduce/stages.cuh"
 #include "common/primitives.cuh"
 

@@ -1,14 +1,15 @@
 // Catalog, chapter 2, stage 9: the last block keeps one partial sum per thread instead of adding them.
 // expect: wrong "n = 1048583"
-// emulated: skip "the emulated GPU holds at most 128 blocks of 256 threads, so no thread of the last block reads two partials"
+// emulated: wrong "n = 1048583"
 //
 // The reference stage 9 with `v = partial` where `v += partial` was meant, in the loop where the last
 // block gathers the grid's partial sums. A thread of the last block reads partials b, b + 256, b + 512,
 // ...; with this bug it keeps only the last of them. While the grid has at most 256 blocks each thread
 // reads one partial, and the sum is right. The grid reaches more than 256 blocks only on a GPU with
 // more than 32 SMs (8 resident blocks of 256 threads each) and an input of more than 2^20 floats: on an
-// H100 (132 SMs, 1056 blocks) the large cases fail. The CPU emulator models 16 SMs, at most 128 blocks
-// here, so it cannot see this (found by tools/mutate.py, which names it among chapter 2's survivors).
+// H100 (132 SMs, 1056 blocks) the large cases fail, and in the CPU emulator, which models as many SMs,
+// too (found by tools/mutate.py among chapter 2's survivors, when the emulator modelled 16 SMs, at most
+// 128 blocks here, and could not see it).
 #include "02_reduce/stages.cuh"
 #include "common/primitives.cuh"
 

@@ -61,7 +61,11 @@ inline constexpr std::size_t kSharedPerBlockOptin = 232448;   // 227 KiB
 inline constexpr std::size_t kSharedPerSm = 233472;
 inline constexpr int kMaxThreadsPerSm = 2048;
 inline constexpr int kMaxBlocksPerSm = 32;
-inline constexpr int kSmCount = 16;
+/// As many SMs as an H100 or H200: a grid sized to the GPU (resident blocks times SMs) has the size it
+/// has on such a GPU, so that a loop over one partial result per block takes more than one turn here
+/// too (with 16 SMs, a last block of 256 threads gathering the partials of at most 128 blocks never
+/// did). WORKBOOK_EMULATED_SMS sets another count (read once, by cudaGetDeviceProperties).
+inline constexpr int kSmCount = 132;
 
 /// The ledger (emu/ledger.hpp): the runtime reports what a launcher does while a window is open.
 void ledger_note_kernel(const std::shared_ptr<const LaunchState>& launch, cudaStream_t stream);

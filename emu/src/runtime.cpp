@@ -810,7 +810,12 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device)
     prop->major = 8;
     prop->minor = 0;
     prop->textureAlignment = 512;
-    prop->multiProcessorCount = kSmCount;
+    static const int sm_count = [] {
+        const char* text = std::getenv("WORKBOOK_EMULATED_SMS");
+        const int wanted = text ? std::atoi(text) : 0;
+        return wanted > 0 ? wanted : kSmCount;
+    }();
+    prop->multiProcessorCount = sm_count;
     prop->concurrentKernels = 1;
     prop->unifiedAddressing = 1;
     prop->memoryClockRate = 1000000;
