@@ -80,8 +80,13 @@ const Case kLargeCases[] = {
     {1999, 2049, 33, 1.5f, 0.0f},
     {1280, 1300, 37, 0.75f, -1.5f},
     {1281, 1299, 19, 1.0f, 1.0f},
-    // Stage 9's stream-K on about 132 SMs: 231 tiles of 128 x 256 are one whole wave plus 99 tiles
-    // split by K steps (both kernels, then the partial sums added), aligned and not.
+    // Stage 9's stream-K: whole waves of tiles (the first kernel), the rest split by K steps (both
+    // kernels, then the partial sums added). First 600 tiles of 128 x 256, whose whole waves hold tiles
+    // of the right and bottom edges (tiles go down 16 tile rows, then across): 528 whole on about 132
+    // SMs, 396 in emulation, where 132 SMs hold three blocks each (the emulator counts no registers).
+    // It comes first: the sanitizer pass runs up to the first call of each kernel. K = 3 keeps it cheap.
+    // Then 231 tiles, one whole wave plus 99 split on about 132 SMs, aligned and not.
+    {3190, 6000, 3, -1.25f, 0.5f},
     {2600, 2604, 67, -1.25f, 0.5f},
     {2601, 2599, 45, 1.0f, 0.0f},
 };
