@@ -70,6 +70,7 @@ const Case kCases[] = {
     {1, 2, 1, 300, 128, false, 0.0f, 2, false, "decode: one query, a long cache, peaked softmax"},
     {1, 1, 3, 130, 64, true, 0.0f, -2, false, "decode with a causal tail, small values"},
     {1, 2, 1, 1100, 64, false, 0.0f, 0, false, "decode: a cache long enough to be split into several chunks"},
+    {1, 1, 300, 300, 64, true, 0.0f, 0, false, "square causal: split-KV chunks that the first rows do not reach"},
     {1, 1, 130, 130, 128, true, 0.0f, 0, false, "square causal, three query tiles of 64"},
     {2, 1, 64, 64, 64, false, 0.0f, 0, false, "exactly one tile of 64 queries and two of 32 keys"},
     {1, 2, 150, 90, 64, false, 0.0f, 0, false, "not causal, several query tiles per head (2 of 128, 3 of 64)"},
