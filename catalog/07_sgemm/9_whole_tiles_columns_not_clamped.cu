@@ -144,7 +144,8 @@ __device__ __forceinline__ void accumulate_steps(float (&acc)[Cfg::TM][Cfg::TN],
             for (int i = 0; i < Cfg::kLoadsB1; ++i) {
                 const int e = t + i * kThreads, k = e / BN, n = e % BN;
                 const bool inside = k0 + k >= 0;
-                const float* src = g.B + static_cast<std::int64_t>(k0 + k) * N + (kClampColumns ? min(n0 + n, N - 1) : n0 + n);
+                const float* src =
+                    g.B + static_cast<std::int64_t>(k0 + k) * N + (kClampColumns ? min(n0 + n, N - 1) : n0 + n);
                 __pipeline_memcpy_async(bs + k * kLdB + n, kZeroFill && !inside ? g.B : src, 4,
                                         kZeroFill && !inside ? 4 : 0);
             }
