@@ -64,7 +64,7 @@ inline constexpr int kMaxBlocksPerSm = 32;
 /// As many SMs as an H100 or H200: a grid sized to the GPU (resident blocks times SMs) has the size it
 /// has on such a GPU, so that a loop over one partial result per block takes more than one turn here
 /// too (with 16 SMs, a last block of 256 threads gathering the partials of at most 128 blocks never
-/// did). WORKBOOK_EMULATED_SMS sets another count (read once, by cudaGetDeviceProperties).
+/// did). WORKBOOK_EMU_SMS sets another count (read once, by cudaGetDeviceProperties).
 inline constexpr int kSmCount = 132;
 
 /// The ledger (emu/ledger.hpp): the runtime reports what a launcher does while a window is open.

@@ -811,7 +811,7 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device)
     prop->minor = 0;
     prop->textureAlignment = 512;
     static const int sm_count = [] {
-        const char* text = std::getenv("WORKBOOK_EMULATED_SMS");
+        const char* text = std::getenv("WORKBOOK_EMU_SMS");
         const int wanted = text ? std::atoi(text) : 0;
         return wanted > 0 ? wanted : kSmCount;
     }();

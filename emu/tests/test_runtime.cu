@@ -265,8 +265,8 @@ TEST_CASE("device properties describe the emulated GPU", "[emu][runtime]")
     int sms = 0;
     REQUIRE(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0) == cudaSuccess);
     CHECK(sms == prop.multiProcessorCount);
-    // As many SMs as an H100 or H200, unless WORKBOOK_EMULATED_SMS asks for another count.
-    if (std::getenv("WORKBOOK_EMULATED_SMS") == nullptr) CHECK(sms == 132);
+    // As many SMs as an H100 or H200, unless WORKBOOK_EMU_SMS asks for another count.
+    if (std::getenv("WORKBOOK_EMU_SMS") == nullptr) CHECK(sms == 132);
     int blocks = 0;
     REQUIRE(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, fill_with, 256, 0) == cudaSuccess);
     CHECK(blocks == 8);
