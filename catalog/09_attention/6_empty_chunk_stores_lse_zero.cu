@@ -1,13 +1,14 @@
 // Catalog, chapter 9, stage 6: a chunk with no visible key stores lse_s = 0 instead of -inf.
-// expect: wrong "do not reach"
-// emulated: wrong "do not reach"
+// expect: wrong "see no key"
+// emulated: wrong "see no key"
 //
 // The reference stage 6 with an empty chunk's partial result written as o_s = 0, lse_s = 0: "no keys, so
-// nothing to add". But lse_s is a logarithm: 0 stands for a chunk whose softmax denominator is 1, not 0.
-// The combine then gives that chunk the weight exp(0 - lse), adds 1 to the row's denominator and nothing
-// to its numerator: the row's lse is too large and its O too small. Only rows that see fewer keys than
-// the chunks cover, in a causal problem long enough to be split, meet it: the graders' "split-KV chunks
-// that ... rows do not reach" cases. (-inf is the logarithm of an empty sum: exp(-inf - lse) = 0.)
+// nothing to add". But lse_s is a logarithm: 0 stands for a chunk whose softmax denominator is 1, not 0
+// (the logarithm of an empty sum is -inf, and exp(-inf - lse) = 0). The combine gives that chunk the
+// weight exp(0 - lse): a row that sees no key at all gets lse = ln(splits) where -inf is expected (the
+// first cases that fail), and a row that sees some keys but not every chunk gets a denominator 1 too
+// large, so its lse is too large and its O too small (the "split-KV chunks that ... rows do not reach"
+// cases).
 #include "09_attention/stages.cuh"
 #include "common/primitives.cuh"
 
