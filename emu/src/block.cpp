@@ -699,6 +699,7 @@ bool BlockRun::run(const LaunchState& launch, uint3 block_idx, Schedule schedule
     checking_ = check;
     if (checking_) start_checking();
     if (profiling_requested()) profile_block_start();
+    fences_block_begin();
 
     // A crash in a CUDA thread (see escape_crash) comes back here, on the worker's own stack.
     if (sigsetjmp(crash_jump_, 1) != 0) {
@@ -728,6 +729,7 @@ bool BlockRun::run(const LaunchState& launch, uint3 block_idx, Schedule schedule
     if (!failed_ && !unwritten_read_.empty()) fail(unwritten_read_);
     if (!failed_) check_red_zones(nullptr);
     if (emu_tls_profiling) profile_block_end(launch.site.name);
+    fences_block_end();
     cleanup();
     emu_tls_watch_span = 0;
     checking_ = false;
@@ -1626,7 +1628,10 @@ std::uint64_t blocks_started() { return blocks_started_count.load(std::memory_or
 std::optional<KernelFailure> run_grid(const LaunchState& launch)
 {
     if (profiling_requested()) profile_launch(launch.site.name);
-    return BlockPool::get().run(launch);
+    fences_launch_begin(launch.site);
+    std::optional<KernelFailure> failure = BlockPool::get().run(launch);
+    fences_launch_end();
+    return failure;
 }
 
 bool describe_running_thread(char* buffer, std::size_t size, const void* fault_address)

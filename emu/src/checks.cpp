@@ -4,21 +4,28 @@
 // __tsan_atomicN_*. No sanitizer runtime is linked: these functions are the whole of it, the atomics
 // done here for real (and never reported: atomics do not race).
 // They cost a call and a comparison per access (and one more for the counters of a profile, which
-// record every access only while a profile is on, see profile.cpp); the work happens only for
+// record every access only while a profile is on, see profile.cpp, and one more for the fence checker);
+// the work happens only for
 //   - accesses to the shared arena of a block the checker watches (races, unwritten or out-of-bounds
-//     reads: BlockRun::check_shared), and
+//     reads: BlockRun::check_shared),
 //   - reads whose bytes, or the last 4 of a vector load, look like the guard after a device buffer (a byte
 //     repeated, 0x7F or a byte of the harness's guard range, 0xA0 to 0xDF): then the allocation is looked up
-//     (check_guard_read).
+//     (check_guard_read);
+//   - stores of a kernel that uses global atomics, reads while some bytes of the running launch were
+//     announced by an atomic before any fence published them, and every atomic (the fence checker,
+//     fences.cpp).
 // This file itself is compiled without instrumentation.
 #include "engine.hpp"
 
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 
 extern __thread std::uintptr_t emu_tls_watch_lo;
 extern __thread std::uintptr_t emu_tls_watch_span;
 extern __thread bool emu_tls_profiling;
+extern __thread bool emu_tls_note_stores;        // fences.cpp: this block's global stores are noted
+extern std::atomic<bool> emu_fence_unsafe_any;   // fences.cpp: some bytes were announced without a fence
 
 namespace {
 
@@ -26,6 +33,13 @@ inline void on_access(const void* p, std::size_t bytes, bool write, const void* 
 {
     // Counting for a profile (emu/profile.hpp): off unless asked for, one test of a flag.
     if (__builtin_expect(emu_tls_profiling, false)) emu::detail::profile_access(p, bytes, write, pc);
+    // The fence checker (fences.cpp): stores of kernels that use global atomics, reads while some
+    // bytes are unsafe. Both off for almost every kernel: one test of a flag each.
+    if (write) {
+        if (__builtin_expect(emu_tls_note_stores, false)) emu::detail::fences_note_store(p, bytes, pc);
+    } else if (__builtin_expect(emu_fence_unsafe_any.load(std::memory_order_relaxed), false)) {
+        emu::detail::fences_check_read(p, bytes, pc);
+    }
     const auto address = reinterpret_cast<std::uintptr_t>(p);
     if (address - emu_tls_watch_lo < emu_tls_watch_span) {
         emu::detail::check_shared_access(address, bytes, write, pc);
@@ -72,48 +86,66 @@ extern "C" void __tsan_func_exit() {}
 extern "C" void __tsan_vptr_update(void**, void*) {}
 extern "C" void __tsan_vptr_read(void**) {}
 
-// Atomics, sequentially consistent whatever order was asked for (the order arguments are ignored).
+// Atomics, sequentially consistent whatever order was asked for (the order arguments are ignored). Every
+// one but a load may announce stores to other blocks: the fence checker hears of it (fences.cpp).
+#define EMU_ANNOUNCE(a)                                                                            \
+    emu::detail::fences_note_atomic(const_cast<const void*>(static_cast<const volatile void*>(a)), \
+                                    __builtin_return_address(0))
 #define EMU_ATOMICS(bits, T)                                                                                           \
     extern "C" T __tsan_atomic##bits##_load(const volatile T* a, int) { return __atomic_load_n(a, __ATOMIC_SEQ_CST); } \
-    extern "C" void __tsan_atomic##bits##_store(volatile T* a, T v, int) { __atomic_store_n(a, v, __ATOMIC_SEQ_CST); } \
+    extern "C" void __tsan_atomic##bits##_store(volatile T* a, T v, int)                                               \
+    {                                                                                                                  \
+        EMU_ANNOUNCE(a);                                                                                               \
+        __atomic_store_n(a, v, __ATOMIC_SEQ_CST);                                                                      \
+    }                                                                                                                  \
     extern "C" T __tsan_atomic##bits##_exchange(volatile T* a, T v, int)                                               \
     {                                                                                                                  \
+        EMU_ANNOUNCE(a);                                                                                               \
         return __atomic_exchange_n(a, v, __ATOMIC_SEQ_CST);                                                            \
     }                                                                                                                  \
     extern "C" T __tsan_atomic##bits##_fetch_add(volatile T* a, T v, int)                                              \
     {                                                                                                                  \
+        EMU_ANNOUNCE(a);                                                                                               \
         return __atomic_fetch_add(a, v, __ATOMIC_SEQ_CST);                                                             \
     }                                                                                                                  \
     extern "C" T __tsan_atomic##bits##_fetch_sub(volatile T* a, T v, int)                                              \
     {                                                                                                                  \
+        EMU_ANNOUNCE(a);                                                                                               \
         return __atomic_fetch_sub(a, v, __ATOMIC_SEQ_CST);                                                             \
     }                                                                                                                  \
     extern "C" T __tsan_atomic##bits##_fetch_and(volatile T* a, T v, int)                                              \
     {                                                                                                                  \
+        EMU_ANNOUNCE(a);                                                                                               \
         return __atomic_fetch_and(a, v, __ATOMIC_SEQ_CST);                                                             \
     }                                                                                                                  \
     extern "C" T __tsan_atomic##bits##_fetch_or(volatile T* a, T v, int)                                               \
     {                                                                                                                  \
+        EMU_ANNOUNCE(a);                                                                                               \
         return __atomic_fetch_or(a, v, __ATOMIC_SEQ_CST);                                                              \
     }                                                                                                                  \
     extern "C" T __tsan_atomic##bits##_fetch_xor(volatile T* a, T v, int)                                              \
     {                                                                                                                  \
+        EMU_ANNOUNCE(a);                                                                                               \
         return __atomic_fetch_xor(a, v, __ATOMIC_SEQ_CST);                                                             \
     }                                                                                                                  \
     extern "C" T __tsan_atomic##bits##_fetch_nand(volatile T* a, T v, int)                                             \
     {                                                                                                                  \
+        EMU_ANNOUNCE(a);                                                                                               \
         return __atomic_fetch_nand(a, v, __ATOMIC_SEQ_CST);                                                            \
     }                                                                                                                  \
     extern "C" int __tsan_atomic##bits##_compare_exchange_strong(volatile T* a, T* c, T v, int, int)                   \
     {                                                                                                                  \
+        EMU_ANNOUNCE(a);                                                                                               \
         return __atomic_compare_exchange_n(a, c, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);                        \
     }                                                                                                                  \
     extern "C" int __tsan_atomic##bits##_compare_exchange_weak(volatile T* a, T* c, T v, int, int)                     \
     {                                                                                                                  \
+        EMU_ANNOUNCE(a);                                                                                               \
         return __atomic_compare_exchange_n(a, c, v, true, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);                         \
     }                                                                                                                  \
     extern "C" T __tsan_atomic##bits##_compare_exchange_val(volatile T* a, T c, T v, int, int)                         \
     {                                                                                                                  \
+        EMU_ANNOUNCE(a);                                                                                               \
         __atomic_compare_exchange_n(a, &c, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);                              \
         return c;                                                                                                      \
     }
@@ -122,5 +154,6 @@ EMU_ATOMICS(16, std::uint16_t)
 EMU_ATOMICS(32, std::uint32_t)
 EMU_ATOMICS(64, std::uint64_t)
 #undef EMU_ATOMICS
+#undef EMU_ANNOUNCE
 extern "C" void __tsan_atomic_thread_fence(int) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 extern "C" void __tsan_atomic_signal_fence(int) { __atomic_signal_fence(__ATOMIC_SEQ_CST); }

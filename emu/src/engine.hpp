@@ -123,6 +123,19 @@ inline constexpr std::size_t kSharedArenaBytes = 2 * 1024 * 1024;
 /// When @p address lies in a device allocation (cudaMalloc, cudaMallocManaged): true, with its bounds.
 bool device_allocation_bounds(std::uintptr_t address, std::uintptr_t& lo, std::uintptr_t& hi);
 
+/// The fence checker (fences.cpp): a value one block stores and another reads, announced by an atomic
+/// with no __threadfence() between the store and the atomic. run_grid calls fences_launch_begin and
+/// fences_launch_end around a launch, a block calls fences_block_begin and fences_block_end; checks.cpp
+/// reports stores (while emu_tls_note_stores), atomics and reads (while emu_fence_unsafe_any);
+/// __threadfence() and its variants report fences (fences_note_fence, declared for device code).
+void fences_launch_begin(const KernelSite& site);
+void fences_launch_end();
+void fences_block_begin();
+void fences_block_end();
+void fences_note_store(const void* address, std::size_t bytes, const void* pc);
+void fences_note_atomic(const void* address, const void* pc);
+void fences_check_read(const void* address, std::size_t bytes, const void* pc);
+
 /// The memory-behaviour counters (emu/profile.hpp, profile.cpp). A block calls profile_block_start when
 /// profiling_requested() as it starts, which turns on the recording of its accesses (profile_access,
 /// from checks.cpp), profile_barrier at every barrier it completes and profile_block_end when it ends.

@@ -49,6 +49,8 @@ std::uint64_t warp_op(WarpOp op, unsigned mask, std::uint64_t value, int param, 
                       const char* file, int line);
 /// __syncthreads and its counting variants; returns the count / and / or where asked.
 int block_barrier(BarrierKind kind, int predicate, const char* what, const char* file, int line);
+/// A memory fence by the running thread: of GPU scope (__threadfence) or of block scope (fences.cpp).
+void fences_note_fence(bool gpu_scope);
 /// The lanes of the caller's warp that have not exited.
 unsigned active_mask();
 /// Lets the other threads of the block run (used by __nanosleep, so that spin-waits make progress).
@@ -110,9 +112,23 @@ inline void __syncwarp(unsigned mask = 0xffffffffu, EMU_SITE)
 {
     emu::detail::warp_op(emu::detail::WarpOp::sync, mask, 0, 0, 32, "__syncwarp", emu_file, emu_line);
 }
-inline void __threadfence() { std::atomic_thread_fence(std::memory_order_seq_cst); }
-inline void __threadfence_block() { std::atomic_thread_fence(std::memory_order_seq_cst); }
-inline void __threadfence_system() { std::atomic_thread_fence(std::memory_order_seq_cst); }
+// A fence of GPU (or system) scope publishes the block's stores to other blocks; one of block scope
+// orders the block only (the fence checker, emu/src/fences.cpp, tells them apart).
+inline void __threadfence()
+{
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    emu::detail::fences_note_fence(true);
+}
+inline void __threadfence_block()
+{
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    emu::detail::fences_note_fence(false);
+}
+inline void __threadfence_system()
+{
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    emu::detail::fences_note_fence(true);
+}
 inline unsigned __activemask() { return emu::detail::active_mask(); }
 inline void __nanosleep(unsigned) { emu::detail::yield_thread(); }
 [[noreturn]] inline void __trap(EMU_SITE) { emu::detail::trap("__trap()", emu_file, emu_line); }
