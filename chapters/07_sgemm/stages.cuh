@@ -117,11 +117,12 @@ void sgemm_7_warp_tiling(int M, int N, int K, float alpha, const float* A, const
 void sgemm_8_pipelined(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C,
                        cudaStream_t stream);
 
-/// @brief Stage 9: a register-friendly FMA order, the ragged K step first, stream-K scheduling.
+/// @brief Stage 9: an FMA order and copy placement chosen by measurement, the ragged K step first,
+/// stream-K scheduling.
 ///
 /// Stage 8's pipeline (128 x 256 tiles of 8 warps, one block per SM: the shape `make tune-chapter 7`
-/// measured fastest on an H100 and an H200) with the FMAs of a k step in a zig-zag order that the
-/// operand reuse cache serves, and the partial K step first, so that the main loop's copies test
+/// measured fastest on an H100 and an H200) with the FMAs of a k step in 2 x 2 blocks and the next
+/// stage's copies issued among them (measured on an H200), and the partial K step first, so that the main loop's copies test
 /// nothing. Then the schedule: a grid of one block per tile leaves part of the last wave idle (288
 /// tiles on 132 SMs are 2.18 waves); stream-K keeps one block per tile for the whole waves, cuts the K
 /// steps of the tiles left over into one equal share per block slot (one wave), and a third kernel

@@ -38,7 +38,8 @@ __device__ void accumulate_steps(float (&acc)[TM][TN], float* smem, const ch07::
     // TODO: stage 8's cp.async pipeline over steps step_begin .. step_end - 1 (acc zeroed first).
     // TODO: the ragged K step first: shift = (BK - K % BK) % BK, step s loads k = s * BK - shift ..
     //       + BK - 1; only step 0 (met in the prologue alone) zero-fills its k < 0.
-    // TODO: the outer product of a k step row by row, every other row backwards (the zig-zag).
+    // TODO: the outer product of a k step in 2 x 2 blocks (two A values times two B values), and the
+    //       next stage's copies issued among the FMAs (A before k step 2, B before step 6).
 }
 
 /// C tile (m0, n0) = alpha * acc + beta * C (ch07::store_c4<kVecB>, as in stage 8).

@@ -1,10 +1,11 @@
-// Chapter 7, stage 9: an FMA order the register file likes, the ragged K step first, stream-K
-// scheduling for the last wave, and a tile shape chosen by measurement.          (reference solution)
+// Chapter 7, stage 9: an FMA order and copy placement chosen by measurement, the ragged K step first,
+// stream-K scheduling for the last wave, and a tile shape chosen by measurement. (reference solution)
 //
 // Why it is faster than stage 8 (each piece measured in chapters/07_sgemm/README.md):
-// - The FMAs of one k step run row by row, every other row backwards (a zig-zag): along a row the A
-//   value stays in the operand reuse cache, and at the turn the B value does too, so fewer operands
-//   are read from the register file and fewer FMAs stall on a register bank conflict.
+// - The FMAs of one k step run in 2 x 2 blocks (two A values times two B values, cuBLAS's order), and
+//   the copies of the next stage's tiles are issued among the FMAs (those of A before k step 2 of 16,
+//   those of B before step 6) instead of all before the first FMA. Neither helps alone; together,
+//   with the schedule `ptxas` makes of them, stage 9's kernel is 3% faster at 4096^3 on an H200.
 // - The ragged K step (when 16 does not divide K) is the first one, not the last: step s covers
 //   k = s * 16 - shift .. + 15, and only step 0 has k < 0 to zero-fill. The loads inside the main loop
 //   then carry no test and exist in one copy.
@@ -16,9 +17,10 @@
 //   adds the partial sums of each split tile in a fixed order (the result is the same at every run)
 //   and applies alpha and beta. The schedule is chapters/07_sgemm/stream_k.hpp.
 // - The tile shape is a template parameter, and `make tune-chapter 7` times 15 shapes of this very
-//   file on your GPU (chapters/07_sgemm/tune/). On an H100 and an H200 the fastest is stage 8's: 128 x
-//   256, 8 warps of 64 x 64, one block per SM. Two blocks of 128 x 128 per SM, whose barriers overlap,
-//   lose 4-5% at 4096^3 and 8192^3 on the H100: each copies its A tile for 128 columns instead of 256.
+//   file (and two other placements of the copies) on your GPU (chapters/07_sgemm/tune/). On an H100
+//   and an H200 the fastest is stage 8's: 128 x 256, 8 warps of 64 x 64, one block per SM. Two
+//   blocks of 128 x 128 per SM, whose barriers overlap, lose 4-5% at 4096^3 and 8192^3 on the H100:
+//   each copies its A tile for 128 columns instead of 256.
 // Edges: rows of A and columns of B past the matrix are clamped (computed, never stored), and
 // N % 4 != 0 takes 4-byte copies of B, as in stage 8.
 #include "07_sgemm/epilogue.cuh"
@@ -37,13 +39,16 @@ namespace WORKBOOK_TRACK {
 namespace {
 
 /// The tile shape. Threads = (BM / WM) * (BN / WN) warps of 32.
-template <int BM_, int BN_, int BK_, int WM_, int WN_, int TM_, int TN_, int STAGES_, int BLOCKS_PER_SM_>
+template <int BM_, int BN_, int BK_, int WM_, int WN_, int TM_, int TN_, int STAGES_, int BLOCKS_PER_SM_,
+          int COPY_A_AT_ = 2, int COPY_B_AT_ = 6>
 struct TileConfig {
     static constexpr int BM = BM_, BN = BN_, BK = BK_;    // block tile and K step
     static constexpr int WM = WM_, WN = WN_;              // warp tile
     static constexpr int TM = TM_, TN = TN_;              // thread tile: (TM / 4) x (TN / 4) blocks of 4 x 4
     static constexpr int STAGES = STAGES_;                // shared-memory buffers in the pipeline
     static constexpr int kBlocksPerSm = BLOCKS_PER_SM_;   // asked of the compiler: registers <= 65536 / that
+    static constexpr int kCopyAAt = COPY_A_AT_;           // the k step (0 .. BK - 1) before whose FMAs the
+    static constexpr int kCopyBAt = COPY_B_AT_;           // next stage's copies of A / B go (-1: before all)
     static constexpr int kLanesN = WN / TN, kLanesM = WM / TM;
     static constexpr int kWarpsN = BN / WN;
     static constexpr int kThreads = (BM / WM) * kWarpsN * 32;
@@ -56,19 +61,20 @@ struct TileConfig {
     static constexpr int kLoadsB1 = BK * BN / kThreads;       // 4-byte copies of B (N % 4 != 0)
     static constexpr int kTileFloats = BM * BN;               // one tile of partial sums
     static_assert(kLanesM * kLanesN == 32, "a warp tile is 32 lanes");
+    static_assert(kCopyAAt >= -1 && kCopyAAt < BK && kCopyBAt >= -1 && kCopyBAt < BK, "copies inside a K step");
     static_assert(TM % 4 == 0 && TN % 4 == 0, "thread tiles are made of 4 x 4 blocks");
     static_assert(kThreads % BK == 0 && BM * BK % kThreads == 0, "A tile copies divide evenly");
     static_assert(BK * BN / 4 % kThreads == 0 && kThreads % (BN / 4) == 0, "B tile copies divide evenly");
 };
 
 // 128 x 256 tiles, 8 warps of 64 x 64, 16 x 8 outputs per thread (128 accumulators, up to 255
-// registers), 3 stages of 24.5 KiB: one block per SM. When `make tune-chapter 7` has measured another
+// registers), 3 stages of 24.5 KiB: one block per SM; the copies of A before k step 2, of B before 6. When `make tune-chapter 7` has measured another
 // shape as faster on the GPU of your machine, the build puts that shape in the header included here.
 #if __has_include("07_sgemm_tuned.hpp")
 #include "07_sgemm_tuned.hpp"
 #endif
 #ifndef WORKBOOK_CH07_TILE
-#define WORKBOOK_CH07_TILE 128, 256, 16, 64, 64, 16, 8, 3, 1
+#define WORKBOOK_CH07_TILE 128, 256, 16, 64, 64, 16, 8, 3, 1, 2, 6
 #endif
 using Tile = TileConfig<WORKBOOK_CH07_TILE>;
 
@@ -87,18 +93,30 @@ struct ThreadPlace {
     __device__ static int col(int j) { return (j / 4) * Cfg::kLanesN * 4 + j % 4; }
 };
 
-/// One K step's outer product, 16 x 8 FMAs, row by row with every other row backwards: the B value
-/// that ends a row starts the next one, so the reuse cache serves it instead of the register file.
+/// Four FMAs: rows 2 ip and 2 ip + 1 of the thread tile times columns 2 jp and 2 jp + 1.
 template <int TM, int TN>
-__device__ __forceinline__ void outer_product_zigzag(float (&acc)[TM][TN], const float (&a)[TM], const float (&b)[TN])
+__device__ __forceinline__ void fma_2x2(float (&acc)[TM][TN], const float (&a)[TM], const float (&b)[TN], int ip,
+                                        int jp)
+{
+    acc[2 * ip][2 * jp] = fmaf(a[2 * ip], b[2 * jp], acc[2 * ip][2 * jp]);
+    acc[2 * ip][2 * jp + 1] = fmaf(a[2 * ip], b[2 * jp + 1], acc[2 * ip][2 * jp + 1]);
+    acc[2 * ip + 1][2 * jp] = fmaf(a[2 * ip + 1], b[2 * jp], acc[2 * ip + 1][2 * jp]);
+    acc[2 * ip + 1][2 * jp + 1] = fmaf(a[2 * ip + 1], b[2 * jp + 1], acc[2 * ip + 1][2 * jp + 1]);
+}
+
+/// One K step's outer product, 16 x 8 FMAs, in 2 x 2 blocks: for each pair of B values, down the
+/// pairs of A values, every other pair of B back up (the order of cuBLAS's FP32 kernel in its SASS).
+/// The two values of a pair sit in an even and an odd register (a float4 load fills 4 aligned
+/// registers), and the four FMAs of a block read each of them twice in a row: cuBLAS's SASS marks
+/// both for the operand reuse cache. `ptxas` schedules the FMAs its own way, so this order is a hint
+/// whose worth only a measurement shows (chapters/07_sgemm/README.md).
+template <int TM, int TN>
+__device__ __forceinline__ void outer_product_2x2(float (&acc)[TM][TN], const float (&a)[TM], const float (&b)[TN])
 {
 #pragma unroll
-    for (int i = 0; i < TM; ++i) {
+    for (int jp = 0; jp < TN / 2; ++jp) {
 #pragma unroll
-        for (int step = 0; step < TN; ++step) {
-            const int j = i % 2 == 0 ? step : TN - 1 - step;
-            acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
-        }
+        for (int step = 0; step < TM / 2; ++step) fma_2x2(acc, a, b, jp % 2 == 0 ? step : TM / 2 - 1 - step, jp);
     }
 }
 
@@ -125,10 +143,9 @@ __device__ __forceinline__ void accumulate_steps(float (&acc)[Cfg::TM][Cfg::TN],
     const int b_k4 = t / kChunksPerRow;
     const int b_col4 = min(n0 + (t % kChunksPerRow) * 4, N - 4);   // used only when N % 4 == 0
 
-    auto load_tile = [&](int stage, int k0, auto zero_fill) {
+    auto copy_a = [&](int stage, int k0, auto zero_fill) {
         constexpr bool kZeroFill = decltype(zero_fill)::value;
         float* as = smem + stage * Cfg::kStageFloats;
-        float* bs = as + BK * kLdA;
 #pragma unroll
         for (int i = 0; i < Cfg::kLoadsA; ++i) {
             const int m = (t + i * kThreads) / BK;
@@ -136,6 +153,10 @@ __device__ __forceinline__ void accumulate_steps(float (&acc)[Cfg::TM][Cfg::TN],
             __pipeline_memcpy_async(as + a_k * kLdA + m, kZeroFill && !inside ? g.A : a_block + k0 + a_offset[i], 4,
                                     kZeroFill && !inside ? 4 : 0);
         }
+    };
+    auto copy_b = [&](int stage, int k0, auto zero_fill) {
+        constexpr bool kZeroFill = decltype(zero_fill)::value;
+        float* bs = smem + stage * Cfg::kStageFloats + BK * kLdA;
         if constexpr (kVecB) {
             const float* b_tile = g.B + static_cast<std::int64_t>(k0 + b_k4) * N + b_col4;
 #pragma unroll
@@ -157,6 +178,10 @@ __device__ __forceinline__ void accumulate_steps(float (&acc)[Cfg::TM][Cfg::TN],
             }
         }
     };
+    auto load_tile = [&](int stage, int k0, auto zero_fill) {
+        copy_a(stage, k0, zero_fill);
+        copy_b(stage, k0, zero_fill);
+    };
     // When BK does not divide K, the ragged K step is the *first* one: step s covers
     // k = s * BK - shift .. + BK - 1, and the k < 0 of step 0 are zero-filled. Every later step is
     // whole, so the loads inside the main loop carry no test at all; only the pipeline's prologue may
@@ -170,7 +195,7 @@ __device__ __forceinline__ void accumulate_steps(float (&acc)[Cfg::TM][Cfg::TN],
         else
             load(stage, step);
     };
-    auto compute = [&](int stage) {
+    auto compute = [&](int stage, auto&& before_k_step) {
         const float* as = smem + stage * Cfg::kStageFloats;
         const float* bs = as + BK * kLdA;
         alignas(16) float a_frag[2][TM];
@@ -187,11 +212,13 @@ __device__ __forceinline__ void accumulate_steps(float (&acc)[Cfg::TM][Cfg::TN],
                     *reinterpret_cast<const float4*>(bs + k * kLdB + place.col0 + q * Cfg::kLanesN * 4);
             }
         };
+        before_k_step(-1);
         load_frags(0, 0);
 #pragma unroll
         for (int k = 0; k < BK; ++k) {
             if (k + 1 < BK) load_frags((k + 1) % 2, k + 1);   // in flight while the FMAs below run
-            outer_product_zigzag(acc, a_frag[k % 2], b_frag[k % 2]);
+            before_k_step(k);                                 // resolved at compile time: k is unrolled
+            outer_product_2x2(acc, a_frag[k % 2], b_frag[k % 2]);
         }
     };
 
@@ -207,12 +234,22 @@ __device__ __forceinline__ void accumulate_steps(float (&acc)[Cfg::TM][Cfg::TN],
         __pipeline_commit();
     }
     int read_stage = 0, write_stage = STAGES - 1;
+    // The next stage's copies go among this step's FMAs, where Cfg places them (the buffer they fill
+    // was last read in the previous step, which the barrier above has closed); the group is committed
+    // once both are issued. The 4-byte copies of B (N % 4 != 0) need 16 addresses a thread: placed among
+    // the FMAs they make ptxas spill more registers (104 bytes against 64 on sm_90), so they go first.
+    constexpr int kCopyAAt = kVecB ? Cfg::kCopyAAt : -1, kCopyBAt = kVecB ? Cfg::kCopyBAt : -1;
+    constexpr int kCommitAt = kCopyAAt > kCopyBAt ? kCopyAAt : kCopyBAt;
     for (int step = 0; step < steps; ++step) {
         __pipeline_wait_prior(STAGES - 2);
         __syncthreads();
-        if (step + STAGES - 1 < steps) load(write_stage, step_begin + step + STAGES - 1);
-        __pipeline_commit();
-        compute(read_stage);
+        const bool refill = step + STAGES - 1 < steps;
+        const int k0_next = (step_begin + step + STAGES - 1) * BK - shift;
+        compute(read_stage, [&](int k) {
+            if (k == kCopyAAt && refill) copy_a(write_stage, k0_next, std::false_type{});
+            if (k == kCopyBAt && refill) copy_b(write_stage, k0_next, std::false_type{});
+            if (k == kCommitAt) __pipeline_commit();
+        });
         read_stage = read_stage + 1 == STAGES ? 0 : read_stage + 1;
         write_stage = write_stage + 1 == STAGES ? 0 : write_stage + 1;
     }

@@ -46,9 +46,12 @@ class ResultFile(unittest.TestCase):
         self.assertEqual(len(names), len(set(names)))
         self.assertIn(spec["shipped"], names)
         for c in spec["candidates"]:
-            bm, bn, bk, wm, wn, tm, tn, stages, blocks = c["tile"]
+            self.assertIn(len(c["tile"]), (9, 11))
+            bm, bn, bk, wm, wn, tm, tn, stages, blocks = c["tile"][:9]
+            copy_a, copy_b = c["tile"][9:] or [2, 6]   # TileConfig's defaults
             threads = (bm // wm) * (bn // wn) * 32
             with self.subTest(c["name"]):
+                self.assertTrue(-1 <= copy_a < bk and -1 <= copy_b < bk)
                 self.assertEqual((bm % wm, bn % wn, tm % 4, tn % 4), (0, 0, 0, 0))
                 self.assertEqual((wm // tm) * (wn // tn), 32)
                 self.assertEqual((threads % bk, bm * bk % threads), (0, 0))
