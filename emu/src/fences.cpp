@@ -91,6 +91,19 @@ std::vector<PendingStore>& pending()
     return *tls_pending;
 }
 
+// The main program's static storage: `__device__` variables live there (on the CPU they are globals).
+extern "C" char __data_start[];
+extern "C" char _end[];
+
+/// When @p address is in a device allocation or in static storage: true, with the bounds of that range.
+bool device_memory(std::uintptr_t address, std::uintptr_t& lo, std::uintptr_t& hi)
+{
+    if (device_allocation_bounds(address, lo, hi)) return true;
+    lo = reinterpret_cast<std::uintptr_t>(__data_start);
+    hi = reinterpret_cast<std::uintptr_t>(_end);
+    return address >= lo && address < hi;
+}
+
 std::string line_of(const void* pc)
 {
     const std::string line = source_line(pc);
@@ -176,14 +189,15 @@ void fences_note_atomic(const void* address, const void* pc)
     }
     auto& stores = pending();
     if (stores.empty()) return;
-    // Only stores to device memory matter (not local arrays on a thread's stack).
+    // Only stores to device memory matter (cudaMalloc'd or `__device__` variables), not local arrays on a
+    // thread's stack.
     std::sort(stores.begin(), stores.end(),
               [](const PendingStore& x, const PendingStore& y) { return x.address < y.address; });
     const std::uint64_t block = this_block();
     std::uintptr_t lo = 0, hi = 0;
     std::lock_guard<std::mutex> lock(unsafe_mutex);
     for (const PendingStore& s : stores) {
-        if (!(s.address >= lo && s.address < hi) && !device_allocation_bounds(s.address, lo, hi)) continue;
+        if (!(s.address >= lo && s.address < hi) && !device_memory(s.address, lo, hi)) continue;
         for (std::uintptr_t w = s.address & ~std::uintptr_t(3); w < s.address + s.bytes; w += 4)
             unsafe_words[w] = UnsafeWord{block, s.pc, pc};
     }

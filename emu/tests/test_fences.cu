@@ -77,6 +77,30 @@ __global__ void own_outputs_and_a_count(const float* in, float* out, unsigned* c
     out[i] = mine * 2.0f;
 }
 
+__device__ float g_partials[kBlocks];
+__device__ unsigned g_ticket;
+
+/// The last-block sum over `__device__` variables instead of buffers, with no fence.
+__global__ void last_block_sum_in_device_variables(const float* in, float* out)
+{
+    __shared__ bool is_last;
+    if (threadIdx.x == 0) {
+        float sum = 0.0f;
+        for (int i = 0; i < kBlock; ++i) sum += in[blockIdx.x * kBlock + i];
+        g_partials[blockIdx.x] = sum;
+        is_last = atomicAdd(&g_ticket, 1u) == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (is_last && threadIdx.x == 0) {
+        float sum = 0.0f;
+        for (unsigned b = 0; b < gridDim.x; ++b) sum += g_partials[b];
+        *out = sum;
+        g_ticket = 0;
+    }
+}
+
+__global__ void reset_ticket() { g_ticket = 0; }
+
 struct Buffers {
     DeviceArray<float> in{std::vector<float>(kBlocks * kBlock, 1.0f)};
     DeviceArray<float> partials{kBlocks * kBlock};
@@ -113,6 +137,16 @@ TEST_CASE("a partial stored and announced by a ticket with no __threadfence() be
         CHECK(!run_last_block_sum<Fence::after_ticket>().empty());
         CHECK(!run_last_block_sum<Fence::block_scope>().empty());
         CHECK(!run_last_block_sum<Fence::before_store>().empty());
+
+        Buffers b;
+        std::string report;
+        for (int round = 0; round < 2 && report.empty(); ++round) {
+            reset_ticket<<<1, 1>>>();   // a stopped launch leaves the ticket counted part of the way
+            last_block_sum_in_device_variables<<<kBlocks, kBlock>>>(b.in.data, b.out.data);
+            report = emu_test::finish().report;
+        }
+        INFO(report);
+        CHECK(contains(report, "no __threadfence() between the store and the atomic"));
     }
 }
 
