@@ -107,8 +107,8 @@ __device__ __forceinline__ void fma_2x2(float (&acc)[TM][TN], const float (&a)[T
 /// One K step's outer product, 16 x 8 FMAs, in 2 x 2 blocks: for each pair of B values, down the
 /// pairs of A values, every other pair of B back up (the order of cuBLAS's FP32 kernel in its SASS).
 /// The two values of a pair sit in an even and an odd register (a float4 load fills 4 aligned
-/// registers), and the four FMAs of a block read each of them twice in a row: cuBLAS's SASS marks
-/// both for the operand reuse cache. `ptxas` schedules the FMAs its own way, so this order is a hint
+/// registers), and the four FMAs of a block read each of the four values twice: cuBLAS's SASS marks
+/// them for the operand reuse cache. `ptxas` schedules the FMAs its own way, so this order is a hint
 /// whose worth only a measurement shows (chapters/07_sgemm/README.md).
 template <int TM, int TN>
 __device__ __forceinline__ void outer_product_2x2(float (&acc)[TM][TN], const float (&a)[TM], const float (&b)[TN])
