@@ -68,6 +68,11 @@ const char* schedule_name(Schedule schedule)
     return "?";
 }
 
+std::string triple(uint3 v)
+{
+    return "(" + std::to_string(v.x) + "," + std::to_string(v.y) + "," + std::to_string(v.z) + ")";
+}
+
 std::string where(const char* file, int line)
 {
     std::string path = file ? file : "?";
@@ -85,11 +90,6 @@ std::string hex(unsigned value)
     char text[16];
     std::snprintf(text, sizeof text, "0x%08x", value);
     return text;
-}
-
-std::string triple(uint3 v)
-{
-    return "(" + std::to_string(v.x) + "," + std::to_string(v.y) + "," + std::to_string(v.z) + ")";
 }
 
 // ---- stacks ------------------------------------------------------------------------------------------

@@ -75,6 +75,8 @@ void ledger_note_release(const void* address);
 
 /// A source position for messages: "exercises/02_reduce/3_x.cu:41" (paths shortened to the repository).
 std::string where(const char* file, int line);
+/// "(x,y,z)", as reports name blocks and threads.
+std::string triple(uint3 v);
 
 /// Gives the calling thread an alternate signal stack, so that the crash handler can report a fault
 /// on a fiber's stack (a stack overflow included); installs the handler once.

@@ -51,6 +51,7 @@ struct PendingStore {
 
 struct UnsafeWord {
     std::uint64_t block;     // linear index of the writing block
+    uint3 block_idx;         // its blockIdx, for the report
     const void* store_pc;    // the store
     const void* atomic_pc;   // the atomic that announced it
 };
@@ -71,13 +72,6 @@ std::uint64_t this_block()
     return emu_tls_blockIdx.x +
            static_cast<std::uint64_t>(emu_tls_gridDim.x) *
                (emu_tls_blockIdx.y + static_cast<std::uint64_t>(emu_tls_gridDim.y) * emu_tls_blockIdx.z);
-}
-
-std::string block_name(std::uint64_t linear)
-{
-    const std::uint64_t gx = emu_tls_gridDim.x, gy = emu_tls_gridDim.y;
-    return "(" + std::to_string(linear % gx) + "," + std::to_string(linear / gx % gy) + "," +
-           std::to_string(linear / gx / gy) + ")";
 }
 
 bool in_shared_arena(std::uintptr_t address)
@@ -199,7 +193,7 @@ void fences_note_atomic(const void* address, const void* pc)
     for (const PendingStore& s : stores) {
         if (!(s.address >= lo && s.address < hi) && !device_memory(s.address, lo, hi)) continue;
         for (std::uintptr_t w = s.address & ~std::uintptr_t(3); w < s.address + s.bytes; w += 4)
-            unsafe_words[w] = UnsafeWord{block, s.pc, pc};
+            unsafe_words[w] = UnsafeWord{block, emu_tls_blockIdx, s.pc, pc};
     }
     if (!unsafe_words.empty()) emu_fence_unsafe_any.store(true);
     stores.clear();
@@ -217,7 +211,7 @@ void fences_check_read(const void* address, std::size_t bytes, const void* pc)
             auto it = unsafe_words.find(w);
             if (it == unsafe_words.end() || it->second.block == block) continue;
             const UnsafeWord& u = it->second;
-            report = "read, at " + line_of(pc) + ", a value that block " + block_name(u.block) + " stored at " +
+            report = "read, at " + line_of(pc) + ", a value that block " + triple(u.block_idx) + " stored at " +
                      line_of(u.store_pc) + " and then announced with an atomic at " + line_of(u.atomic_pc) +
                      ", with no __threadfence() between the store and the atomic: on a GPU another block can "
                      "see the atomic before the value (a stale partial result). Put __threadfence() after "
