@@ -7,6 +7,8 @@ BACKEND   ?=
 PYTHON    ?= python3
 GENERATOR := $(shell command -v ninja >/dev/null 2>&1 && echo Ninja || echo "Unix Makefiles")
 JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
+# tools/workbook.py, told which build folder to use (BUILD=...), as every target that reads it must be.
+TOOL       = WORKBOOK_BUILD="$(abspath $(BUILD))" $(PYTHON) tools/workbook.py
 
 # `make check-chapter 2` passes the chapter as a second goal; N=2 works too. Numbers given as goals
 # are arguments, not targets (the rule at the end makes them do nothing on their own). The numbers come
@@ -87,7 +89,7 @@ endef
 check-chapter: configure
 	$(call need_chapter,check-chapter)
 	@cmake --build $(BUILD) --target ch$(CHAPTER) -j $(JOBS)
-	@$(PYTHON) tools/workbook.py check $(CH) $(if $(STAGE),--stage $(STAGE))
+	@$(TOOL) check $(CH) $(if $(STAGE),--stage $(STAGE))
 
 memcheck-chapter: configure
 	$(call need_chapter,memcheck-chapter)
@@ -117,7 +119,7 @@ selfcheck-static:
 
 bench: configure
 	cmake --build $(BUILD) -j $(JOBS)
-	@$(PYTHON) tools/workbook.py bench
+	@$(TOOL) bench
 
 docs: configure
 	cmake --build $(BUILD) --target docs
@@ -126,7 +128,6 @@ clean:
 	rm -rf $(BUILD)
 
 # The learner's tools (tools/wbtools/). State lives in $(BUILD)/progress.json, which git ignores.
-TOOL := WORKBOOK_BUILD="$(abspath $(BUILD))" $(PYTHON) tools/workbook.py
 
 progress:
 	@$(TOOL) progress $(CH)
@@ -155,7 +156,7 @@ drill-stop:
 profile-chapter: configure
 	$(call need_chapter,profile-chapter)
 	@cmake --build $(BUILD) --target ch$(CHAPTER) $(if $(STAGE),,ch$(CHAPTER)_grade_solutions) -j $(JOBS)
-	@$(PYTHON) tools/workbook.py profile $(CH) $(if $(STAGE),--stage $(STAGE))
+	@$(TOOL) profile $(CH) $(if $(STAGE),--stage $(STAGE))
 
 plot-chapter:
 	$(call need_chapter,plot-chapter)
