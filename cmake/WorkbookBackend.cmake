@@ -75,7 +75,7 @@ option(WORKBOOK_EMU_CHECK_REFERENCES "CPU backend: the access checks for the ref
 # -fsanitize=bounds with traps (no sanitizer runtime either): an index past the end of an array whose size
 # is known at compile time (a local array, a __shared__ tile) stops the kernel with SIGILL, which the
 # emulator reports with the line. A GPU gives no error for these: the access lands on a neighbour.
-set(WORKBOOK_EMU_CHECK_FLAGS "-fsanitize=thread;--param=tsan-instrument-func-entry-exit=0;-fsanitize=bounds;-fsanitize-undefined-trap-on-error;-fno-tree-sra;-g1;-Wno-tsan")
+set(WORKBOOK_EMU_CHECK_FLAGS "-fsanitize=thread;--param=tsan-instrument-func-entry-exit=0;--param=tsan-distinguish-volatile=1;-fsanitize=bounds;-fsanitize-undefined-trap-on-error;-fno-tree-sra;-g1;-Wno-tsan")
 
 # workbook_emulated_target(<target> [REFERENCE]): REFERENCE marks code known to be right (the reference
 # solutions, library baselines). It is compiled without the access checks, which make kernels about

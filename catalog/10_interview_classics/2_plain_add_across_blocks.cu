@@ -1,6 +1,6 @@
 // Catalog, chapter 10, stage 2: the block sums added into out[0] with a plain +=, not atomicAdd.
 // expect: wrong "loses updates"
-// emulated: skip "blocks run whole on a few CPU workers: a lost update between blocks is seen only by chance (docs/emulation.md)"
+// emulated: crashed "of the same launch stored at"
 //
 // The block reduction is right and out[0] is zeroed on the stream, but thread 0 of every block
 // finishes with `out[0] += block_sum`: a load, an add and a store, which concurrent blocks
@@ -9,9 +9,9 @@
 // is true, and forgets that the blocks run at the same time. With one block (n <= 256) it is right;
 // from 257 elements on a GPU runs the blocks together and loses sums (measured on an H200 with a
 // kernel of the same shape: 257 blocks each adding 256 left 256 to 512 of 65792). The CPU emulator
-// runs each block whole on a few worker threads, so the window between the load and the store of two blocks
-// rarely overlaps there: a race between blocks through global memory that the emulator's access
-// checker does not look for (docs/emulation.md, "What it cannot see").
+// runs each block whole on a few worker threads, so the window between the load and the store of two
+// blocks rarely overlaps there and the sum comes out right; its race checker between blocks reports
+// the load of out[0] by a block after another block of the same launch stored it (docs/emulation.md).
 #include "10_interview_classics/stages.cuh"
 #include "common/primitives.cuh"
 

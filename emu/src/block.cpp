@@ -700,6 +700,7 @@ bool BlockRun::run(const LaunchState& launch, uint3 block_idx, Schedule schedule
     if (checking_) start_checking();
     if (profiling_requested()) profile_block_start();
     fences_block_begin();
+    races_block_begin();
 
     // A crash in a CUDA thread (see escape_crash) comes back here, on the worker's own stack.
     if (sigsetjmp(crash_jump_, 1) != 0) {
@@ -730,6 +731,7 @@ bool BlockRun::run(const LaunchState& launch, uint3 block_idx, Schedule schedule
     if (!failed_) check_red_zones(nullptr);
     if (emu_tls_profiling) profile_block_end(launch.site.name);
     fences_block_end();
+    races_block_end();
     cleanup();
     emu_tls_watch_span = 0;
     checking_ = false;
@@ -1629,6 +1631,7 @@ std::optional<KernelFailure> run_grid(const LaunchState& launch)
 {
     if (profiling_requested()) profile_launch(launch.site.name);
     fences_launch_begin(launch.site);
+    races_launch_begin();
     std::optional<KernelFailure> failure = BlockPool::get().run(launch);
     fences_launch_end();
     return failure;

@@ -4,7 +4,8 @@
 // __tsan_atomicN_*. No sanitizer runtime is linked: these functions are the whole of it, the atomics
 // done here for real (and never reported: atomics do not race).
 // They cost a call and a comparison per access (and one more for the counters of a profile, which
-// record every access only while a profile is on, see profile.cpp, and one more for the fence checker);
+// record every access only while a profile is on, see profile.cpp, one more for the fence checker, and
+// a look into a table for the race checker between blocks);
 // the work happens only for
 //   - accesses to the shared arena of a block the checker watches (races, unwritten or out-of-bounds
 //     reads: BlockRun::check_shared),
@@ -13,7 +14,10 @@
 //     (check_guard_read);
 //   - stores of a kernel that uses global atomics, reads while some bytes of the running launch were
 //     announced by an atomic before any fence published them, and every atomic (the fence checker,
-//     fences.cpp).
+//     fences.cpp);
+//   - every store of a block outside shared memory and its own stack, noted in a table, and every load
+//     of a block that has not yet synchronised with the others, looked up in it (the race checker
+//     between blocks, block_races.cpp).
 // This file itself is compiled without instrumentation.
 #include "engine.hpp"
 
@@ -24,8 +28,11 @@
 extern __thread std::uintptr_t emu_tls_watch_lo;
 extern __thread std::uintptr_t emu_tls_watch_span;
 extern __thread bool emu_tls_profiling;
-extern __thread bool emu_tls_note_stores;        // fences.cpp: this block's global stores are noted
-extern std::atomic<bool> emu_fence_unsafe_any;   // fences.cpp: some bytes were announced without a fence
+extern __thread bool emu_tls_note_stores;             // fences.cpp: this block's global stores are noted
+extern std::atomic<bool> emu_fence_unsafe_any;        // fences.cpp: some bytes were announced without a fence
+extern __thread bool emu_tls_races_note_stores;       // block_races.cpp: in a block, its stores are noted
+extern __thread bool emu_tls_races_check_loads;       // block_races.cpp: ... and it has not synchronised yet
+extern __thread unsigned char* emu_tls_shared_base;   // block.cpp: the running block's shared memory
 
 namespace {
 
@@ -41,6 +48,20 @@ inline void on_access(const void* p, std::size_t bytes, bool write, const void* 
         emu::detail::fences_check_read(p, bytes, pc);
     }
     const auto address = reinterpret_cast<std::uintptr_t>(p);
+    // The race checker between blocks (block_races.cpp): every store of a block, its loads until it
+    // synchronises with the other blocks; not the thread's own variables (on its stack, at or above this
+    // frame) nor shared memory, which are most accesses, so that they cost two comparisons here.
+    if (write ? emu_tls_races_note_stores : emu_tls_races_check_loads) {
+        const bool own =
+            address - reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0)) < 256 * 1024 ||
+            address - reinterpret_cast<std::uintptr_t>(emu_tls_shared_base) < emu::detail::kSharedArenaBytes;
+        if (!own) {
+            if (write)
+                emu::detail::races_note_store(p, bytes, pc);
+            else
+                emu::detail::races_check_load(p, bytes, pc);
+        }
+    }
     if (address - emu_tls_watch_lo < emu_tls_watch_span) {
         emu::detail::check_shared_access(address, bytes, write, pc);
     } else if (!write && bytes >= 2 &&
@@ -64,12 +85,16 @@ inline void on_aligned_access(const void* p, std::size_t bytes, bool write, cons
 
 }   // namespace
 
-#define EMU_CHECK_SIZE(n)                                                                                             \
-    extern "C" void __tsan_read##n(void* p) { on_aligned_access(p, n, false, __builtin_return_address(0)); }          \
-    extern "C" void __tsan_write##n(void* p) { on_aligned_access(p, n, true, __builtin_return_address(0)); }          \
-    extern "C" void __tsan_unaligned_read##n(void* p) { on_access(p, n, false, __builtin_return_address(0)); }        \
-    extern "C" void __tsan_unaligned_write##n(void* p) { on_access(p, n, true, __builtin_return_address(0)); }        \
-    extern "C" void __tsan_volatile_read##n(void* p) { on_aligned_access(p, n, false, __builtin_return_address(0)); } \
+#define EMU_CHECK_SIZE(n)                                                                                      \
+    extern "C" void __tsan_read##n(void* p) { on_aligned_access(p, n, false, __builtin_return_address(0)); }   \
+    extern "C" void __tsan_write##n(void* p) { on_aligned_access(p, n, true, __builtin_return_address(0)); }   \
+    extern "C" void __tsan_unaligned_read##n(void* p) { on_access(p, n, false, __builtin_return_address(0)); } \
+    extern "C" void __tsan_unaligned_write##n(void* p) { on_access(p, n, true, __builtin_return_address(0)); } \
+    extern "C" void __tsan_volatile_read##n(void* p)                                                           \
+    {                                                                                                          \
+        emu::detail::races_note_sync(p); /* a flag polled the old way: the block synchronises */               \
+        on_aligned_access(p, n, false, __builtin_return_address(0));                                           \
+    }                                                                                                          \
     extern "C" void __tsan_volatile_write##n(void* p) { on_aligned_access(p, n, true, __builtin_return_address(0)); }
 EMU_CHECK_SIZE(1)
 EMU_CHECK_SIZE(2)
@@ -89,65 +114,70 @@ extern "C" void __tsan_vptr_read(void**) {}
 // Atomics, sequentially consistent whatever order was asked for (the order arguments are ignored). Every
 // one but a load may announce stores to other blocks: the fence checker hears of it (fences.cpp).
 #define EMU_ANNOUNCE(a)                                                                            \
+    emu::detail::races_note_sync(const_cast<const void*>(static_cast<const volatile void*>(a)));   \
     emu::detail::fences_note_atomic(const_cast<const void*>(static_cast<const volatile void*>(a)), \
                                     __builtin_return_address(0))
-#define EMU_ATOMICS(bits, T)                                                                                           \
-    extern "C" T __tsan_atomic##bits##_load(const volatile T* a, int) { return __atomic_load_n(a, __ATOMIC_SEQ_CST); } \
-    extern "C" void __tsan_atomic##bits##_store(volatile T* a, T v, int)                                               \
-    {                                                                                                                  \
-        EMU_ANNOUNCE(a);                                                                                               \
-        __atomic_store_n(a, v, __ATOMIC_SEQ_CST);                                                                      \
-    }                                                                                                                  \
-    extern "C" T __tsan_atomic##bits##_exchange(volatile T* a, T v, int)                                               \
-    {                                                                                                                  \
-        EMU_ANNOUNCE(a);                                                                                               \
-        return __atomic_exchange_n(a, v, __ATOMIC_SEQ_CST);                                                            \
-    }                                                                                                                  \
-    extern "C" T __tsan_atomic##bits##_fetch_add(volatile T* a, T v, int)                                              \
-    {                                                                                                                  \
-        EMU_ANNOUNCE(a);                                                                                               \
-        return __atomic_fetch_add(a, v, __ATOMIC_SEQ_CST);                                                             \
-    }                                                                                                                  \
-    extern "C" T __tsan_atomic##bits##_fetch_sub(volatile T* a, T v, int)                                              \
-    {                                                                                                                  \
-        EMU_ANNOUNCE(a);                                                                                               \
-        return __atomic_fetch_sub(a, v, __ATOMIC_SEQ_CST);                                                             \
-    }                                                                                                                  \
-    extern "C" T __tsan_atomic##bits##_fetch_and(volatile T* a, T v, int)                                              \
-    {                                                                                                                  \
-        EMU_ANNOUNCE(a);                                                                                               \
-        return __atomic_fetch_and(a, v, __ATOMIC_SEQ_CST);                                                             \
-    }                                                                                                                  \
-    extern "C" T __tsan_atomic##bits##_fetch_or(volatile T* a, T v, int)                                               \
-    {                                                                                                                  \
-        EMU_ANNOUNCE(a);                                                                                               \
-        return __atomic_fetch_or(a, v, __ATOMIC_SEQ_CST);                                                              \
-    }                                                                                                                  \
-    extern "C" T __tsan_atomic##bits##_fetch_xor(volatile T* a, T v, int)                                              \
-    {                                                                                                                  \
-        EMU_ANNOUNCE(a);                                                                                               \
-        return __atomic_fetch_xor(a, v, __ATOMIC_SEQ_CST);                                                             \
-    }                                                                                                                  \
-    extern "C" T __tsan_atomic##bits##_fetch_nand(volatile T* a, T v, int)                                             \
-    {                                                                                                                  \
-        EMU_ANNOUNCE(a);                                                                                               \
-        return __atomic_fetch_nand(a, v, __ATOMIC_SEQ_CST);                                                            \
-    }                                                                                                                  \
-    extern "C" int __tsan_atomic##bits##_compare_exchange_strong(volatile T* a, T* c, T v, int, int)                   \
-    {                                                                                                                  \
-        EMU_ANNOUNCE(a);                                                                                               \
-        return __atomic_compare_exchange_n(a, c, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);                        \
-    }                                                                                                                  \
-    extern "C" int __tsan_atomic##bits##_compare_exchange_weak(volatile T* a, T* c, T v, int, int)                     \
-    {                                                                                                                  \
-        EMU_ANNOUNCE(a);                                                                                               \
-        return __atomic_compare_exchange_n(a, c, v, true, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);                         \
-    }                                                                                                                  \
-    extern "C" T __tsan_atomic##bits##_compare_exchange_val(volatile T* a, T c, T v, int, int)                         \
-    {                                                                                                                  \
-        EMU_ANNOUNCE(a);                                                                                               \
-        __atomic_compare_exchange_n(a, &c, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);                              \
-        return c;                                                                                                      \
+#define EMU_ATOMICS(bits, T)                                                                         \
+    extern "C" T __tsan_atomic##bits##_load(const volatile T* a, int)                                \
+    {                                                                                                \
+        emu::detail::races_note_sync(const_cast<const void*>(static_cast<const volatile void*>(a))); \
+        return __atomic_load_n(a, __ATOMIC_SEQ_CST);                                                 \
+    }                                                                                                \
+    extern "C" void __tsan_atomic##bits##_store(volatile T* a, T v, int)                             \
+    {                                                                                                \
+        EMU_ANNOUNCE(a);                                                                             \
+        __atomic_store_n(a, v, __ATOMIC_SEQ_CST);                                                    \
+    }                                                                                                \
+    extern "C" T __tsan_atomic##bits##_exchange(volatile T* a, T v, int)                             \
+    {                                                                                                \
+        EMU_ANNOUNCE(a);                                                                             \
+        return __atomic_exchange_n(a, v, __ATOMIC_SEQ_CST);                                          \
+    }                                                                                                \
+    extern "C" T __tsan_atomic##bits##_fetch_add(volatile T* a, T v, int)                            \
+    {                                                                                                \
+        EMU_ANNOUNCE(a);                                                                             \
+        return __atomic_fetch_add(a, v, __ATOMIC_SEQ_CST);                                           \
+    }                                                                                                \
+    extern "C" T __tsan_atomic##bits##_fetch_sub(volatile T* a, T v, int)                            \
+    {                                                                                                \
+        EMU_ANNOUNCE(a);                                                                             \
+        return __atomic_fetch_sub(a, v, __ATOMIC_SEQ_CST);                                           \
+    }                                                                                                \
+    extern "C" T __tsan_atomic##bits##_fetch_and(volatile T* a, T v, int)                            \
+    {                                                                                                \
+        EMU_ANNOUNCE(a);                                                                             \
+        return __atomic_fetch_and(a, v, __ATOMIC_SEQ_CST);                                           \
+    }                                                                                                \
+    extern "C" T __tsan_atomic##bits##_fetch_or(volatile T* a, T v, int)                             \
+    {                                                                                                \
+        EMU_ANNOUNCE(a);                                                                             \
+        return __atomic_fetch_or(a, v, __ATOMIC_SEQ_CST);                                            \
+    }                                                                                                \
+    extern "C" T __tsan_atomic##bits##_fetch_xor(volatile T* a, T v, int)                            \
+    {                                                                                                \
+        EMU_ANNOUNCE(a);                                                                             \
+        return __atomic_fetch_xor(a, v, __ATOMIC_SEQ_CST);                                           \
+    }                                                                                                \
+    extern "C" T __tsan_atomic##bits##_fetch_nand(volatile T* a, T v, int)                           \
+    {                                                                                                \
+        EMU_ANNOUNCE(a);                                                                             \
+        return __atomic_fetch_nand(a, v, __ATOMIC_SEQ_CST);                                          \
+    }                                                                                                \
+    extern "C" int __tsan_atomic##bits##_compare_exchange_strong(volatile T* a, T* c, T v, int, int) \
+    {                                                                                                \
+        EMU_ANNOUNCE(a);                                                                             \
+        return __atomic_compare_exchange_n(a, c, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);      \
+    }                                                                                                \
+    extern "C" int __tsan_atomic##bits##_compare_exchange_weak(volatile T* a, T* c, T v, int, int)   \
+    {                                                                                                \
+        EMU_ANNOUNCE(a);                                                                             \
+        return __atomic_compare_exchange_n(a, c, v, true, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);       \
+    }                                                                                                \
+    extern "C" T __tsan_atomic##bits##_compare_exchange_val(volatile T* a, T c, T v, int, int)       \
+    {                                                                                                \
+        EMU_ANNOUNCE(a);                                                                             \
+        __atomic_compare_exchange_n(a, &c, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);            \
+        return c;                                                                                    \
     }
 EMU_ATOMICS(8, std::uint8_t)
 EMU_ATOMICS(16, std::uint16_t)

@@ -138,6 +138,24 @@ void fences_note_store(const void* address, std::size_t bytes, const void* pc);
 void fences_note_atomic(const void* address, const void* pc);
 void fences_check_read(const void* address, std::size_t bytes, const void* pc);
 
+/// When @p address is in device memory (a device allocation, or the program's static storage, where
+/// `__device__` variables live): true, with the bounds of that range (fences.cpp).
+bool device_memory(std::uintptr_t address, std::uintptr_t& lo, std::uintptr_t& hi);
+/// source_line(pc), or "an unknown line" (fences.cpp).
+std::string line_of(const void* pc);
+
+/// The race checker between blocks (block_races.cpp): a plain load of a word that another block of the
+/// same launch stored, by a block that has not synchronised with the others (atomic, volatile read).
+/// run_grid calls races_launch_begin, a block races_block_begin and races_block_end; checks.cpp reports
+/// stores (while emu_tls_races_note_stores), loads (while emu_tls_races_check_loads), atomics and
+/// volatile reads (races_note_sync).
+void races_launch_begin();
+void races_block_begin();
+void races_block_end();
+void races_note_sync(const void* address);
+void races_note_store(const void* address, std::size_t bytes, const void* pc);
+void races_check_load(const void* address, std::size_t bytes, const void* pc);
+
 /// The memory-behaviour counters (emu/profile.hpp, profile.cpp). A block calls profile_block_start when
 /// profiling_requested() as it starts, which turns on the recording of its accesses (profile_access,
 /// from checks.cpp), profile_barrier at every barrier it completes and profile_block_end when it ends.

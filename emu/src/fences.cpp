@@ -85,11 +85,12 @@ std::vector<PendingStore>& pending()
     return *tls_pending;
 }
 
+}   // namespace
+
 // The main program's static storage: `__device__` variables live there (on the CPU they are globals).
 extern "C" char __data_start[];
 extern "C" char _end[];
 
-/// When @p address is in a device allocation or in static storage: true, with the bounds of that range.
 bool device_memory(std::uintptr_t address, std::uintptr_t& lo, std::uintptr_t& hi)
 {
     if (device_allocation_bounds(address, lo, hi)) return true;
@@ -103,8 +104,6 @@ std::string line_of(const void* pc)
     const std::string line = source_line(pc);
     return line.empty() ? std::string("an unknown line") : line;
 }
-
-}   // namespace
 
 void fences_launch_begin(const KernelSite& site)
 {

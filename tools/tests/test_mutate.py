@@ -64,6 +64,13 @@ class Operators(unittest.TestCase):
         self.assertIn((8, "float best = -3.0e38f;   // the identity of max"), found)
         self.assertIn((9, "if (i < n) best = fminf(best, x[i]);"), found)
 
+    def test_atomic_becomes_a_plain_read_modify_write_unless_its_result_is_used(self):
+        code = ["if (threadIdx.x == 0) atomicAdd(out, v);", "atomicAdd(&state[1], s + t);",
+                "is_last = atomicAdd(counter, 1u) == gridDim.x - 1;"]
+        self.assertEqual(mutate._atomic(code[0]), ["if (threadIdx.x == 0) *out += v;"])
+        self.assertEqual(mutate._atomic(code[1]), ["state[1] += s + t;"])
+        self.assertEqual(mutate._atomic(code[2]), [])
+
     def test_apply_changes_one_line(self):
         mutant = mutate.mutants(SOURCE, ["barrier"])[0]
         changed = mutate.apply(SOURCE, mutant).splitlines()

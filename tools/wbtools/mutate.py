@@ -2,7 +2,8 @@
 
 A catalog entry (catalog/) is one wrong kernel that someone thought of. This module makes them by the
 hundred, mechanically: it copies a reference stage, changes one thing in it (a comparison off by one, a
-barrier removed, a 64-bit index narrowed to int, `+=` turned into `=`, x and y swapped, ...), builds the
+barrier removed, a 64-bit index narrowed to int, `+=` turned into `=`, x and y swapped, an atomicAdd
+ made a plain `+=`, ...), builds the
 chapter's grader with the changed stage and runs that stage. A change the grader rejects is *killed*.
 One it passes has *survived*: either the change does not alter what the stage computes (an equivalent
 mutant: a bound that no thread reaches, a barrier that a warp-synchronous loop did not need), or the
@@ -122,6 +123,19 @@ def _extremes(code: str) -> list[str]:
     return out
 
 
+ATOMIC_RE = re.compile(r"\batomicAdd\((&?)([^,()]+(?:\[[^\]]*\])?), ([^;]+)\);")
+
+
+def _atomic(code: str) -> list[str]:
+    """An atomicAdd used as a statement made a plain read-modify-write: `atomicAdd(p, v);` becomes
+    `*p += v;` and `atomicAdd(&x[i], v);` becomes `x[i] += v;` (the race between blocks that loses
+    updates on a GPU). An atomicAdd whose result is used (a ticket) is left alone."""
+    def plain(match: re.Match) -> str:
+        target = match.group(2).strip() if match.group(1) else "*" + match.group(2).strip()
+        return f"{target} += {match.group(3)};"
+    return _each_match(code, ATOMIC_RE.pattern, plain)
+
+
 OPERATORS = {
     "compare": _compare,
     "equality": _equality,
@@ -131,6 +145,7 @@ OPERATORS = {
     "accumulate": _accumulate,
     "swap-xy": _swap_xy,
     "extremes": _extremes,
+    "atomic": _atomic,
 }
 
 

@@ -309,10 +309,15 @@ inline T __ldlu(const T* p)
 {
     return *p;
 }
+/// A volatile load on the GPU (fetched again every time): a flag polled this way synchronises the block
+/// with the others for the race checker between blocks, as a volatile read does.
 template <class T>
 inline T __ldcv(const T* p)
 {
-    return *p;
+    if constexpr (std::is_arithmetic_v<T>)
+        return *static_cast<const volatile T*>(p);
+    else
+        return *p;
 }
 template <class T>
 inline void __stwb(T* p, T v)
