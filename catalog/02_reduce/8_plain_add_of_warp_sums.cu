@@ -47,7 +47,7 @@ __global__ void __launch_bounds__(kBlock)
 
 void sum_8_warp_shuffle(const float* in, float* out, std::int64_t n, float* workspace, cudaStream_t stream)
 {
-    (void)workspace;   // one launch: the warp sums meet in *out
+    (void)workspace;                                                 // one launch: the warp sums meet in *out
     WB_CUDA_CHECK(cudaMemsetAsync(out, 0, sizeof(float), stream));   // 0 is all-zero bytes: a memset can write it
     static const int max_blocks = std::clamp(wb::resident_blocks(reduce_shuffle_kernel<kThreads>, kThreads), 1, 4096);
     const auto blocks =
