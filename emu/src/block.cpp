@@ -98,7 +98,7 @@ std::string hex(unsigned value)
 /// and is reported by the crash handler instead of silently corrupting another thread's stack.
 class StackPool {
 public:
-    static constexpr std::size_t kStackBytes = 128 * 1024;
+    static constexpr std::size_t kStackBytes = kThreadStackBytes;
     static constexpr std::size_t kGuardBytes = 4096;
 
     ctx::stack_context allocate()

@@ -31,7 +31,6 @@
 
 extern __thread uint3 emu_tls_blockIdx;
 extern __thread uint3 emu_tls_gridDim;
-extern __thread unsigned char* emu_tls_shared_base;
 
 /// Read by checks.cpp before every store: the running thread is in a block of a launch.
 __thread bool emu_tls_races_note_stores = false;
@@ -62,17 +61,6 @@ std::uint64_t tag_of(std::uintptr_t word) { return (word >> (2 + kSlotBits)) & 0
 std::uint64_t entry(std::uintptr_t word, std::uint64_t block)
 {
     return tag_of(word) | (tls_launch << 16) | (block << 40);
-}
-
-bool in_shared_arena(std::uintptr_t address)
-{
-    return address - reinterpret_cast<std::uintptr_t>(emu_tls_shared_base) < kSharedArenaBytes;
-}
-
-/// A local variable of the running CUDA thread: on its fiber's stack (128 KiB), at or above this frame.
-bool on_this_stack(std::uintptr_t address)
-{
-    return address - reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0)) < 256 * 1024;
 }
 
 /// Whether a store to @p address is one to device memory. The last device range and the last page found
@@ -124,7 +112,7 @@ void races_block_end()
 void races_note_sync(const void* address)
 {
     const auto a = reinterpret_cast<std::uintptr_t>(address);
-    if (!emu_tls_races_note_stores || in_shared_arena(a) || on_this_stack(a)) return;
+    if (!emu_tls_races_note_stores || in_shared_arena(a) || on_own_stack(a, __builtin_frame_address(0))) return;
     emu_tls_races_check_loads = false;   // this block has synchronised with the others
 }
 

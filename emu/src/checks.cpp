@@ -28,11 +28,10 @@
 extern __thread std::uintptr_t emu_tls_watch_lo;
 extern __thread std::uintptr_t emu_tls_watch_span;
 extern __thread bool emu_tls_profiling;
-extern __thread bool emu_tls_note_stores;             // fences.cpp: this block's global stores are noted
-extern std::atomic<bool> emu_fence_unsafe_any;        // fences.cpp: some bytes were announced without a fence
-extern __thread bool emu_tls_races_note_stores;       // block_races.cpp: in a block, its stores are noted
-extern __thread bool emu_tls_races_check_loads;       // block_races.cpp: ... and it has not synchronised yet
-extern __thread unsigned char* emu_tls_shared_base;   // block.cpp: the running block's shared memory
+extern __thread bool emu_tls_note_stores;         // fences.cpp: this block's global stores are noted
+extern std::atomic<bool> emu_fence_unsafe_any;    // fences.cpp: some bytes were announced without a fence
+extern __thread bool emu_tls_races_note_stores;   // block_races.cpp: in a block, its stores are noted
+extern __thread bool emu_tls_races_check_loads;   // block_races.cpp: ... and it has not synchronised yet
 
 namespace {
 
@@ -53,8 +52,7 @@ inline void on_access(const void* p, std::size_t bytes, bool write, const void* 
     // frame) nor shared memory, which are most accesses, so that they cost two comparisons here.
     if (write ? emu_tls_races_note_stores : emu_tls_races_check_loads) {
         const bool own =
-            address - reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0)) < 256 * 1024 ||
-            address - reinterpret_cast<std::uintptr_t>(emu_tls_shared_base) < emu::detail::kSharedArenaBytes;
+            emu::detail::on_own_stack(address, __builtin_frame_address(0)) || emu::detail::in_shared_arena(address);
         if (!own) {
             if (write)
                 emu::detail::races_note_store(p, bytes, pc);

@@ -122,6 +122,10 @@ void report_misaligned(const void* address, std::size_t bytes, bool write, const
 
 /// The bytes of a block's shared-memory arena (addresses in [base, base + this) are shared memory).
 inline constexpr std::size_t kSharedArenaBytes = 2 * 1024 * 1024;
+/// The bytes of a CUDA thread's stack (a fiber's, block.cpp) and a window twice that size above a frame
+/// of the running thread: an address in it is one of the thread's own variables.
+inline constexpr std::size_t kThreadStackBytes = 128 * 1024;
+inline constexpr std::size_t kOwnStackWindow = 2 * kThreadStackBytes;
 /// When @p address lies in a device allocation (cudaMalloc, cudaMallocManaged): true, with its bounds.
 bool device_allocation_bounds(std::uintptr_t address, std::uintptr_t& lo, std::uintptr_t& hi);
 
@@ -143,6 +147,22 @@ void fences_check_read(const void* address, std::size_t bytes, const void* pc);
 bool device_memory(std::uintptr_t address, std::uintptr_t& lo, std::uintptr_t& hi);
 /// source_line(pc), or "an unknown line" (fences.cpp).
 std::string line_of(const void* pc);
+}   // namespace emu::detail
+
+extern __thread unsigned char* emu_tls_shared_base;   // block.cpp: the running block's shared memory
+
+namespace emu::detail {
+/// @p address lies in the running block's shared memory.
+inline bool in_shared_arena(std::uintptr_t address)
+{
+    return address - reinterpret_cast<std::uintptr_t>(emu_tls_shared_base) < kSharedArenaBytes;
+}
+/// @p address is a variable of the running CUDA thread: on its stack, at or above @p frame (a frame of
+/// the caller, `__builtin_frame_address(0)`, so that the test inlines into the checks).
+inline bool on_own_stack(std::uintptr_t address, const void* frame)
+{
+    return address - reinterpret_cast<std::uintptr_t>(frame) < kOwnStackWindow;
+}
 
 /// The race checker between blocks (block_races.cpp): a plain load of a word that another block of the
 /// same launch stored, by a block that has not synchronised with the others (atomic, volatile read).

@@ -33,7 +33,6 @@
 
 extern __thread uint3 emu_tls_blockIdx;
 extern __thread uint3 emu_tls_gridDim;
-extern __thread unsigned char* emu_tls_shared_base;
 
 /// Read by checks.cpp before every read: false unless some bytes are unsafe in the running launch.
 std::atomic<bool> emu_fence_unsafe_any{false};
@@ -72,11 +71,6 @@ std::uint64_t this_block()
     return emu_tls_blockIdx.x +
            static_cast<std::uint64_t>(emu_tls_gridDim.x) *
                (emu_tls_blockIdx.y + static_cast<std::uint64_t>(emu_tls_gridDim.y) * emu_tls_blockIdx.z);
-}
-
-bool in_shared_arena(std::uintptr_t address)
-{
-    return address - reinterpret_cast<std::uintptr_t>(emu_tls_shared_base) < kSharedArenaBytes;
 }
 
 std::vector<PendingStore>& pending()
