@@ -3,13 +3,14 @@
 // emulated: crashed "of the same launch stored at"
 //
 // The shuffle reduction is right and *out is set to 0 on the stream, but the sums of the warps meet in
-// *out through `*out += warp_sum`: a load, an add and a store. Warps of other blocks run at the same
-// time, two of them load the same old value, and the sum stored last overwrites the other: updates are
-// lost (on a GPU with thousands of warps finishing together, most of them). The learner thinks of the
-// warps one after another. On the CPU emulator blocks run whole, one after another on each worker, so
-// the sum comes out right there; its race checker between blocks reports the first load of *out by a
-// block after another block stored it, with both lines. The fix: atomicAdd(out, sum), or one partial
-// per block and a second pass.
+// *out through `*out += warp_sum`: a load, an add and a store. The other warps of the block and of
+// other blocks run at the same time, two of them load the same old value, and the sum stored last
+// overwrites the other: updates are lost. On an H200 even the one block of n = 33 loses warp 0's sum
+// ("the first block(s) were lost"), 3 runs in 3. The learner thinks of the warps one after another. On
+// the CPU emulator the warps of a block run one after another and blocks run whole, so the sum comes
+// out right there; its race checker between blocks reports the first load of *out by a block after
+// another block stored it (the cases of more than 512 elements), with both lines. The fix:
+// atomicAdd(out, sum), or one partial per block and a second pass.
 #include "02_reduce/stages.cuh"
 #include "common/primitives.cuh"
 

@@ -6,7 +6,7 @@
 // row's maximum with `if (x > max) max = x`, kernel 2 adds exp(x - max) into the row's sum with `+=`. On
 // a CPU with one thread that is the textbook loop; with one thread per element, the threads of a warp
 // read the same old maximum and all store, the last store winning whatever its value, and the sums lose
-// updates. A GPU gets the maximum and the sum wrong on any row longer than a few elements. On the CPU
+// updates. An H200 gets the maximum and the sum wrong from the first case on (71 rows of 2). On the CPU
 // emulator the threads of a block run one after another between barriers, so within a block the loop
 // is right; a row that spans two blocks is read by the second after the first stored into it, which the
 // race checker between blocks reports with both lines. The fix: atomics (the ok twin), or one block or

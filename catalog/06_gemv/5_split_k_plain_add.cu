@@ -4,8 +4,9 @@
 //
 // The twin of 5_ok_split_k_atomics with `y[row] += sum` in place of atomicAdd (and the slices of a row
 // numbered side by side, so that they run together). Right when a row has one slice (K <= 16384);
-// on 1024 x 262144 the 16 blocks of a row run at the same time, finish together, and their loads of
-// y[row] meet before their stores: updates are lost. On the CPU emulator blocks run whole, one after
+// with more, the blocks of a row run at the same time, finish together, and their loads of y[row]
+// meet before their stores: updates are lost (an H200 fails the first such case, 2 x 100003 with 7
+// slices a row, 3 runs in 3). On the CPU emulator blocks run whole, one after
 // another on each worker, so the sums come out right there; its race checker between blocks reports the
 // load of y[row] by a block after another block of the same launch stored it. The fix: atomicAdd (the
 // ok twin), or one block per row.
